@@ -1,0 +1,58 @@
+package ast
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Severity says whether a diagnostic refuses the plan.
+type Severity uint8
+
+const (
+	// Error refuses the plan: nothing runs.
+	Error Severity = iota
+	// Warning is a finding that does not refuse the plan (unless --werror).
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// Diagnostic is one finding about a plan or a manifest. An internal failure is
+// a Go error, never a Diagnostic.
+type Diagnostic struct {
+	Span       Span
+	Severity   Severity
+	Code       string // stable kebab-case code, e.g. "unknown-dependency"
+	Message    string // lowercase, no trailing period, ends with the fix when there is one
+	Step       string // id of the step the finding belongs to, "" when none
+	Suggestion string // did-you-mean replacement text, "" when none
+}
+
+// SortDiagnostics orders ds by position, then code, then message, so output is
+// deterministic.
+func SortDiagnostics(ds []Diagnostic) {
+	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
+		return cmp.Or(
+			cmp.Compare(a.Span.Start.Offset, b.Span.Start.Offset),
+			cmp.Compare(a.Span.End.Offset, b.Span.End.Offset),
+			cmp.Compare(a.Code, b.Code),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}
+
+// HasErrors reports whether any diagnostic in ds is an error.
+func HasErrors(ds []Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}

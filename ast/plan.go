@@ -1,0 +1,135 @@
+package ast
+
+// Plan is one parsed plan document. Fields keeps every member of the plan
+// object in source order, including unknown ones, so the checker can report
+// them; the typed fields are set only when the value has the right type.
+type Plan struct {
+	Span   Span
+	Object *Value // the whole plan object
+
+	ID      string  // the plan id, "" when absent or not a string
+	IDField *Member // nil when absent
+	// StepsField is nil when steps is absent; Steps holds every element of
+	// steps that is an object, with its index in the list.
+	StepsField *Member
+	Steps      []*Step
+}
+
+// StepKind is the kind of a step: what it dispatches.
+type StepKind uint8
+
+// The step kinds. KindNone marks a step that declares no kind or more than one.
+const (
+	KindNone StepKind = iota
+	KindTool
+	KindShell
+	KindCapsule
+)
+
+var stepKindNames = [...]string{"none", "tool", "shell", "capsule"}
+
+// String returns "tool", "shell", "capsule" or "none".
+func (k StepKind) String() string { return stepKindNames[k] }
+
+// OnError is a step's failure policy (the seed's "Failure" table).
+type OnError uint8
+
+// The on_error policies; OnErrorFail is the default.
+const (
+	OnErrorFail OnError = iota
+	OnErrorSkip
+	OnErrorContinue
+)
+
+var onErrorNames = [...]string{"fail", "skip", "continue"}
+
+// String returns "fail", "skip" or "continue".
+func (o OnError) String() string { return onErrorNames[o] }
+
+// ParseOnError maps the three words to OnError.
+func ParseOnError(s string) (OnError, bool) {
+	for i, n := range onErrorNames {
+		if n == s {
+			return OnError(i), true
+		}
+	}
+	return 0, false
+}
+
+// Step is one element of steps. Each *Field member points at the raw member
+// (nil when the field is absent or null: S3 treats null as absent); the typed
+// fields beside it are set only when the value is well typed.
+type Step struct {
+	Index  int    // position in the plan's steps list
+	Span   Span   // the step object
+	Object *Value // the step object itself
+
+	ID      string
+	IDField *Member
+
+	// Kind is the one kind the step declares, KindNone when it declares none
+	// or several (Kinds lists them all, in source order).
+	Kind       StepKind
+	Kinds      []*Member
+	Target     string  // the tool name, shell command line or capsule name
+	TargetField *Member // the member holding Target when Kind != KindNone
+
+	InputField *Member
+
+	DependsOnField *Member
+	DependsOn      []*DepRef
+
+	IfField *Member
+	// Cond is the parsed condition; nil when there is no if or it did not
+	// parse (CondErr then holds why).
+	Cond    Cond
+	CondErr *CondError
+
+	OnErrorField *Member
+	OnError      OnError
+
+	RetriesField *Member
+	Retries      int
+
+	// Refs lists every reference the step names, in input then in if, in
+	// source order.
+	Refs []*Ref
+}
+
+// DepRef is one entry of depends_on.
+type DepRef struct {
+	ID   string
+	Span Span
+}
+
+// RefField is the field a reference reads.
+type RefField uint8
+
+// The reference fields. RefOther marks a field that is neither (a refusal).
+const (
+	RefOutput RefField = iota
+	RefStatus
+	RefOther
+)
+
+// Ref is a reference $ID.FIELD (semantics S6), in input or in an if.
+type Ref struct {
+	StepID    string
+	FieldName string
+	Field     RefField
+	Span      Span // the whole reference
+	IDSpan    Span // the ID after $
+	FieldSpan Span // the field name after the dot
+	InIf      bool // true when the reference is part of the step's condition
+}
+
+// String returns the reference as written: $ID.FIELD.
+func (r *Ref) String() string { return "$" + r.StepID + "." + r.FieldName }
+
+// CondError is why an if did not parse: a span in the plan file, a message
+// that names the fix, and a suggestion when there is one.
+type CondError struct {
+	Span       Span
+	Message    string
+	Suggestion string
+}

@@ -1,0 +1,57 @@
+// Package parser turns bytes into planc's AST: a plan document into
+// *ast.Plan (ParsePlan), any JSON document into a positioned *ast.Value
+// (ParseJSON, used for capsule manifests), and an `if` condition into an
+// ast.Cond (ParseCond). It is the second stage of the flow: it imports lexer
+// and ast, and reports only what stops a document from having a tree (JSON
+// syntax, invalid UTF-8, trailing data, duplicate keys, the limits of
+// semantics S5). Everything else about a plan's meaning is check's work.
+package parser
+
+import "github.com/planc/planc/ast"
+
+// Limits bounds what the parser accepts (semantics S5). A host may change
+// them; DefaultLimits returns the documented values.
+type Limits struct {
+	MaxBytes int // plan text size, in bytes
+	MaxDepth int // JSON nesting depth
+	MaxSteps int // number of steps in a plan
+}
+
+// DefaultLimits returns the limits of semantics S5: 16 MiB, nesting 256,
+// 100,000 steps.
+func DefaultLimits() Limits {
+	return Limits{MaxBytes: 16 << 20, MaxDepth: 256, MaxSteps: 100_000}
+}
+
+// CondSource maps byte offsets in a condition's decoded text to positions in
+// the plan file, so a condition's tokens are reported where they really are,
+// also when the JSON string holds escapes before them.
+type CondSource struct {
+	// Base is the file position of the condition text's first byte (just
+	// after the opening quote of the JSON string).
+	Base ast.Pos
+	// Offsets, when non-nil, has len(text)+1 entries: Offsets[i] is the
+	// source byte offset, relative to Base.Offset, of decoded byte i (the
+	// last entry is the position just past the text). Nil means decoded and
+	// source bytes coincide.
+	Offsets []int
+}
+
+// Pos returns the file position of decoded byte i of the condition text.
+// JSON strings hold no raw newline, so the line is always Base's.
+func (s CondSource) Pos(i int) ast.Pos {
+	d := i
+	if s.Offsets != nil {
+		if i < 0 {
+			i = 0
+		}
+		if i >= len(s.Offsets) {
+			i = len(s.Offsets) - 1
+		}
+		d = s.Offsets[i]
+	}
+	return ast.Pos{Offset: s.Base.Offset + d, Line: s.Base.Line, Col: s.Base.Col + d}
+}
+
+// Span returns the file span of decoded bytes [i, j).
+func (s CondSource) Span(i, j int) ast.Span { return ast.Span{Start: s.Pos(i), End: s.Pos(j)} }
