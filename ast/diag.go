@@ -2,6 +2,7 @@ package ast
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -55,4 +56,10 @@ func HasErrors(ds []Diagnostic) bool {
 		}
 	}
 	return false
+}
+
+// OneLine formats d as one line, "file:line:col: severity: message [code]":
+// the first line of `planc check`'s text output and the golden files' form.
+func (d Diagnostic) OneLine(file string) string {
+	return fmt.Sprintf("%s:%d:%d: %s: %s [%s]", file, d.Span.Start.Line, d.Span.Start.Col, d.Severity, d.Message, d.Code)
 }

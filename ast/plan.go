@@ -69,9 +69,9 @@ type Step struct {
 
 	// Kind is the one kind the step declares, KindNone when it declares none
 	// or several (Kinds lists them all, in source order).
-	Kind       StepKind
-	Kinds      []*Member
-	Target     string  // the tool name, shell command line or capsule name
+	Kind        StepKind
+	Kinds       []*Member
+	Target      string  // the tool name, shell command line or capsule name
 	TargetField *Member // the member holding Target when Kind != KindNone
 
 	InputField *Member

@@ -1,0 +1,52 @@
+package check
+
+import (
+	"slices"
+
+	"github.com/planc/planc/ast"
+)
+
+// BuiltinTools returns the names of the runtime's built-in tools, sorted, as
+// a fresh slice (the list itself lives in ast, which the parser shares).
+func BuiltinTools() []string { return ast.BuiltinTools() }
+
+// CapabilitiesOf builds what validation needs from a parsed capsule
+// manifest; nil for a nil manifest (no --capsule: the capability rules are
+// off). Call it only on a manifest that parsed without errors: it takes the
+// accepted values as they are.
+//
+//   - Tools is the built-in tools the manifest lists in tools.builtin,
+//     sorted, each once; none when tools.builtin is absent (a manifest grants
+//     only what it names). MCP servers contribute nothing yet: their tools are
+//     only known once the servers run and list them, which the runtime does
+//     before validation and adds to this inventory (runtime.md, "Tools").
+//   - ShellAllow and SpawnAllow keep the manifest's order, each entry once
+//     (an exact duplicate is one grant, not an ambiguity for S15).
+//
+// submit-plan is never in Tools: capabilities.plan.submit grants it to the
+// capsule, and a plan may not name it (S16).
+func CapabilitiesOf(m *ast.Manifest) *Capabilities {
+	if m == nil {
+		return nil
+	}
+	tools := ast.Names(m.Tools.Builtin)
+	slices.Sort(tools)
+	return &Capabilities{
+		Tools:      slices.Compact(tools),
+		ShellAllow: uniq(ast.Names(m.Capabilities.ShellAllow)),
+		SpawnAllow: uniq(ast.Names(m.Capabilities.SpawnAllow)),
+	}
+}
+
+// uniq drops later repeats from names, keeping the first of each in order.
+func uniq(names []string) []string {
+	seen := make(map[string]bool, len(names))
+	out := names[:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package check
+
+import (
+	"strings"
+
+	"github.com/planc/planc/ast"
+)
+
+// ruleDependencyCycle refuses a dependency cycle before anything runs (the
+// seed; S23). Each strongly connected component with a cycle is reported
+// once per step on one cycle through its earliest step, every diagnostic
+// carrying the same message, which names the whole cycle in order from that
+// step: "a → b → c → a", each step depending on the next.
+var ruleDependencyCycle = Rule{
+	Code:     "dependency-cycle",
+	Severity: ast.Error,
+	Doc:      "the steps' depends_on entries form a cycle (S23)",
+	Example:  `[{"id": "a", "tool": "notes", "depends_on": ["b"]}, {"id": "b", "tool": "notes", "depends_on": ["a"]}]`,
+	run: func(p *Pass, r *Rule) {
+		g := p.graph()
+		comp := sccs(g)
+		done := map[int32]bool{}
+		for i := range p.Plan.Steps {
+			c := comp[i]
+			if g.topo[i] >= 0 || done[c] {
+				continue
+			}
+			cyc := cycleFrom(g, comp, int32(i))
+			if cyc == nil {
+				continue // behind a cycle, not on one
+			}
+			done[c] = true
+			names := make([]string, 0, len(cyc)+1)
+			for _, k := range cyc {
+				names = append(names, p.Plan.Steps[k].ID)
+			}
+			names = append(names, names[0])
+			msg := "dependency cycle " + strings.Join(names, " → ") + " (each step depends on the next); remove one of these depends_on entries"
+			for x, k := range cyc {
+				next := cyc[(x+1)%len(cyc)]
+				s := p.Plan.Steps[k]
+				sp := s.Span
+				for y, d := range g.deps[k] {
+					if d == next {
+						sp = g.depRefs[k][y].Span
+						break
+					}
+				}
+				p.report(r, s, sp, "", "%s", msg)
+			}
+		}
+	},
+}
+
+// sccs labels each step with its strongly connected component (Tarjan's
+// algorithm, iterative so a 100,000-step chain needs no deep recursion).
+func sccs(g *graph) []int32 {
+	n := len(g.deps)
+	index := make([]int32, n)
+	low := make([]int32, n)
+	comp := make([]int32, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+		comp[i] = -1
+	}
+	var stack []int32
+	type frame struct{ v, e int32 }
+	var call []frame
+	next, ncomp := int32(0), int32(0)
+	for root := range n {
+		if index[root] >= 0 {
+			continue
+		}
+		call = append(call, frame{v: int32(root)})
+		index[root], low[root] = next, next
+		next++
+		stack = append(stack, int32(root))
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.v
+			if int(f.e) < len(g.deps[v]) {
+				w := g.deps[v][f.e]
+				f.e++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{v: w})
+				} else if onStack[w] {
+					low[v] = min(low[v], index[w])
+				}
+				continue
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				u := call[len(call)-1].v
+				low[u] = min(low[u], low[v])
+			}
+			if low[v] == index[v] {
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = ncomp
+					if w == v {
+						break
+					}
+				}
+				ncomp++
+			}
+		}
+	}
+	return comp
+}
+
+// cycleFrom returns a cycle through start that stays in start's component,
+// following depends_on edges (breadth first, so the cycle is a shortest
+// one), or nil when start is on no cycle.
+func cycleFrom(g *graph, comp []int32, start int32) []int32 {
+	c := comp[start]
+	prev := map[int32]int32{}
+	queue := []int32{start}
+	for k := 0; k < len(queue); k++ {
+		v := queue[k]
+		for _, w := range g.deps[v] {
+			if comp[w] != c {
+				continue
+			}
+			if w == start {
+				cyc := []int32{}
+				for x := v; x != start; x = prev[x] {
+					cyc = append(cyc, x)
+				}
+				cyc = append(cyc, start)
+				for a, b := 0, len(cyc)-1; a < b; a, b = a+1, b-1 {
+					cyc[a], cyc[b] = cyc[b], cyc[a]
+				}
+				return cyc
+			}
+			if _, seen := prev[w]; !seen {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return nil
+}

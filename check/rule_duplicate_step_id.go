@@ -1,0 +1,22 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleDuplicateStepID refuses two steps with the same id (S4: exact byte
+// comparison). Every step after the first with that id is reported.
+var ruleDuplicateStepID = Rule{
+	Code:     "duplicate-step-id",
+	Severity: ast.Error,
+	Doc:      "two steps have the same id",
+	Example:  `[{"id": "a", "tool": "notes"}, {"id": "a", "shell": "go vet"}]`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if s.ID == "" {
+				continue
+			}
+			if first := p.ByID[s.ID]; first != s {
+				p.report(r, s, s.IDField.Value.Span, "", "step id %q is already used by step %d at %s; step ids must be unique, rename one", s.ID, first.Index+1, first.IDField.Value.Span.Start)
+			}
+		}
+	},
+}

@@ -1,0 +1,32 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleMissingField refuses a plan without "id" or "steps" and a step without
+// "id" (the seed's Shape tables mark them required).
+var ruleMissingField = Rule{
+	Code:     "missing-field",
+	Severity: ast.Error,
+	Doc:      `a required field is absent: the plan's "id" or "steps", a step's "id"`,
+	Example:  `{"tool": "notes", "input": {"body": "hi"}}`,
+	run: func(p *Pass, r *Rule) {
+		open := func(v *ast.Value) ast.Span { // the opening brace
+			e := v.Span.Start
+			e.Offset++
+			e.Col++
+			return ast.Span{Start: v.Span.Start, End: e}
+		}
+		if p.Plan.IDField == nil {
+			p.report(r, nil, open(p.Plan.Object), "", "the plan has no %q; add \"id\": \"<plan name>\"", "id")
+		}
+		if p.Plan.StepsField == nil {
+			p.report(r, nil, open(p.Plan.Object), "", "the plan has no %q; add \"steps\": [] with the steps to run", "steps")
+		}
+		for _, s := range p.Plan.Steps {
+			if s.IDField == nil {
+				p.Bad[s.Index] = true
+				p.report(r, s, open(s.Object), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
+			}
+		}
+	},
+}

@@ -1,0 +1,31 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+var onErrorWords = [...]string{"fail", "skip", "continue"}
+
+// ruleOnErrorValue refuses an on_error other than fail, skip or continue
+// (the seed's list of refusals).
+var ruleOnErrorValue = Rule{
+	Code:     "on-error-value",
+	Severity: ast.Error,
+	Doc:      "on_error is not one of fail, skip, continue",
+	Example:  `{"id": "a", "tool": "notes", "on_error": "ignore"}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			m := s.OnErrorField
+			if m == nil || m.Value.Kind != ast.String {
+				continue
+			}
+			if _, ok := ast.ParseOnError(m.Value.Str); !ok {
+				sug := ast.Suggest(m.Value.Str, onErrorWords[:])
+				extra := didYouMean(sug)
+				if sug == "" {
+					extra = `; write "fail", "skip" or "continue"`
+				}
+				p.Bad[s.Index] = true
+				p.report(r, s, m.Value.Span, sug, "on_error %q is not one of \"fail\", \"skip\", \"continue\"%s", m.Value.Str, extra)
+			}
+		}
+	},
+}

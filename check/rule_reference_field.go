@@ -1,0 +1,29 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+var refFields = [...]string{"output", "status"}
+
+// ruleReferenceField refuses a reference field other than output or status
+// (the seed's list; S6).
+var ruleReferenceField = Rule{
+	Code:     "reference-field",
+	Severity: ast.Error,
+	Doc:      "a reference reads a field other than output or status (S6)",
+	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$t.stdout"}}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			for _, ref := range s.Refs {
+				if ref.Field != ast.RefOther {
+					continue
+				}
+				sug := ast.Suggest(ref.FieldName, refFields[:])
+				fix := didYouMean(sug)
+				if sug == "" {
+					fix = "; a reference reads .output or .status"
+				}
+				p.report(r, s, ref.FieldSpan, sug, "reference %s reads field %q, which steps do not have%s", ref, ref.FieldName, fix)
+			}
+		}
+	},
+}

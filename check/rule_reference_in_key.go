@@ -1,0 +1,27 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleReferenceInKey warns for an object key inside input that looks like a
+// reference: keys are never substituted (S7).
+var ruleReferenceInKey = Rule{
+	Code:     "reference-in-key",
+	Severity: ast.Warning,
+	Doc:      "an object key in input looks like a reference; keys are never substituted (S7)",
+	Example:  `{"id": "n", "tool": "notes", "input": {"$t.output": "x"}}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if s.InputField == nil {
+				continue
+			}
+			ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
+				for _, m := range v.Members {
+					if containsRefShape(m.Key) {
+						p.report(r, s, m.KeySpan, "", "key %q looks like a reference, but keys are never substituted; put the reference in a value", m.Key)
+					}
+				}
+				return true
+			})
+		}
+	},
+}

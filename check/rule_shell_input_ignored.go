@@ -1,0 +1,19 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleShellInputIgnored warns for input on a shell step, which the seed
+// says a shell step ignores (S14).
+var ruleShellInputIgnored = Rule{
+	Code:     "shell-input-ignored",
+	Severity: ast.Warning,
+	Doc:      "a shell step has input, which a shell step ignores (S14)",
+	Example:  `{"id": "t", "shell": "go test ./...", "input": {"pkg": "./..."}}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if s.Kind == ast.KindShell && s.InputField != nil {
+				p.report(r, s, s.InputField.KeySpan, "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
+			}
+		}
+	},
+}

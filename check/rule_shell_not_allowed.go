@@ -1,0 +1,42 @@
+package check
+
+import (
+	"path"
+	"slices"
+
+	"github.com/planc/planc/ast"
+)
+
+// ruleShellNotAllowed refuses a shell step whose first word is not an entry
+// of capabilities.shell.allow, compared exactly (S14: "bash" does not allow
+// "/bin/bash", nor the reverse). It needs capabilities.
+var ruleShellNotAllowed = Rule{
+	Code:      "shell-not-allowed",
+	Severity:  ast.Error,
+	Doc:       "a shell step's binary is not in capabilities.shell.allow (S14)",
+	Example:   `{"id": "t", "shell": "cargo test --quiet"}`,
+	NeedsCaps: true,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if s.Kind != ast.KindShell || p.Bad[s.Index] {
+				continue
+			}
+			words := shellWords(s)
+			if len(words) == 0 || slices.Contains(p.Caps.ShellAllow, words[0]) {
+				continue
+			}
+			bin := words[0]
+			sug := ""
+			for _, a := range p.Caps.ShellAllow {
+				if path.Base(a) == path.Base(bin) {
+					sug = a
+					break
+				}
+			}
+			if sug == "" {
+				sug = ast.Suggest(bin, p.Caps.ShellAllow)
+			}
+			p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s", bin, didYouMean(sug))
+		}
+	},
+}

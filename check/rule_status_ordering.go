@@ -1,0 +1,25 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleStatusOrdering warns for > or < on a .status (S11): statuses have no
+// meaningful order.
+var ruleStatusOrdering = Rule{
+	Code:     "status-ordering",
+	Severity: ast.Warning,
+	Doc:      "> or < applied to a .status, which has no meaningful order (S11)",
+	Example:  `{"id": "n", "tool": "notes", "if": "$t.status > 'failed'"}`,
+	run: func(p *Pass, r *Rule) {
+		p.compares(func(s *ast.Step, c *ast.Compare) {
+			if c.Op != ast.OpGt && c.Op != ast.OpLt {
+				return
+			}
+			for _, o := range []ast.Operand{c.X, c.Y} {
+				if ref, ok := o.(*ast.Ref); ok && ref.Field == ast.RefStatus {
+					p.report(r, s, c.OpSpan, "", "%s on %s compares status words as text; use == or != with 'success', 'failed' or 'skipped'", c.Op, ref.String())
+					return
+				}
+			}
+		})
+	},
+}

@@ -1,0 +1,49 @@
+package check
+
+import (
+	"github.com/planc/planc/ast"
+)
+
+// ruleNoStepKind refuses a step declaring none of tool, shell, capsule (the
+// seed: exactly one per step).
+var ruleNoStepKind = Rule{
+	Code:     "no-step-kind",
+	Severity: ast.Error,
+	Doc:      "a step declares none of tool, shell, capsule",
+	Example:  `{"id": "a", "input": {"body": "hi"}}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if len(s.Kinds) != 0 {
+				continue
+			}
+			sp := s.Span
+			if s.IDField != nil {
+				sp = s.IDField.KeySpan
+			}
+			p.Bad[s.Index] = true
+			p.report(r, s, sp, "", "%s declares none of \"tool\", \"shell\", \"capsule\"; add exactly one, e.g. \"tool\": \"notes\"", stepName(s))
+		}
+	},
+}
+
+// ruleSeveralStepKinds refuses a step declaring more than one of tool,
+// shell, capsule.
+var ruleSeveralStepKinds = Rule{
+	Code:     "several-step-kinds",
+	Severity: ast.Error,
+	Doc:      "a step declares more than one of tool, shell, capsule",
+	Example:  `{"id": "a", "tool": "notes", "shell": "go test ./..."}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			if len(s.Kinds) < 2 {
+				continue
+			}
+			names := make([]string, len(s.Kinds))
+			for i, m := range s.Kinds {
+				names[i] = m.Key
+			}
+			p.Bad[s.Index] = true
+			p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), quoteList(names))
+		}
+	},
+}

@@ -1,0 +1,31 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleUnknownDependency refuses a depends_on entry naming a step the plan
+// does not declare (the seed's list of refusals).
+var ruleUnknownDependency = Rule{
+	Code:     "unknown-dependency",
+	Severity: ast.Error,
+	Doc:      "a depends_on entry names a step the plan does not declare",
+	Example:  `{"id": "b", "tool": "notes", "depends_on": ["biuld"]}`,
+	run: func(p *Pass, r *Rule) {
+		var ids []string
+		for _, s := range p.Plan.Steps {
+			for _, d := range s.DependsOn {
+				if _, ok := p.ByID[d.ID]; ok {
+					continue
+				}
+				if ids == nil {
+					ids = p.stepIDs()
+				}
+				sug := ast.Suggest(d.ID, ids)
+				fix := didYouMean(sug)
+				if sug == "" {
+					fix = "; name a step declared in this plan"
+				}
+				p.report(r, s, d.Span, sug, "%s depends on %q, which the plan does not declare%s", stepName(s), d.ID, fix)
+			}
+		}
+	},
+}

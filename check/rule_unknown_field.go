@@ -1,0 +1,54 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// planFields and stepFields are the fields the seed defines (S2).
+var (
+	planFields = [...]string{"id", "steps"}
+	stepFields = [...]string{"id", "tool", "shell", "capsule", "input", "depends_on", "if", "on_error", "retries"}
+)
+
+// ruleUnknownField refuses fields the seed does not define in the plan or a
+// step (S2): silently ignoring "dependson" would run steps in the wrong order.
+var ruleUnknownField = Rule{
+	Code:     "unknown-field",
+	Severity: ast.Error,
+	Doc:      "a field the seed does not define, in the plan or a step (S2)",
+	Example:  `{"id": "b", "tool": "notes", "depends-on": ["a"]}`,
+	run: func(p *Pass, r *Rule) {
+		for _, m := range p.Plan.Object.Members {
+			if !isOneOf(m.Key, planFields[:]) {
+				s := ast.Suggest(m.Key, planFields[:])
+				extra := didYouMean(s)
+				if s == "" && isOneOf(m.Key, stepFields[:]) {
+					extra = "; it is a step field, move it into a step"
+				} else if s == "" {
+					extra = "; a plan has only \"id\" and \"steps\""
+				}
+				p.report(r, nil, m.KeySpan, s, "unknown field %q in the plan%s", m.Key, extra)
+			}
+		}
+		for _, st := range p.Plan.Steps {
+			for _, m := range st.Object.Members {
+				if isOneOf(m.Key, stepFields[:]) {
+					continue
+				}
+				s := ast.Suggest(m.Key, stepFields[:])
+				extra := didYouMean(s)
+				if s == "" {
+					extra = "; a step has id, tool, shell, capsule, input, depends_on, if, on_error, retries"
+				}
+				p.report(r, st, m.KeySpan, s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
+			}
+		}
+	},
+}
+
+func isOneOf(s string, set []string) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,31 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleUnknownReference refuses a $<id> reference, in input or in if, naming
+// a step the plan does not declare (the seed's list; S6).
+var ruleUnknownReference = Rule{
+	Code:     "unknown-reference",
+	Severity: ast.Error,
+	Doc:      "a $<id> reference names a step the plan does not declare (S6)",
+	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$tset.output"}}`,
+	run: func(p *Pass, r *Rule) {
+		var ids []string
+		for _, s := range p.Plan.Steps {
+			for _, ref := range s.Refs {
+				if _, ok := p.ByID[ref.StepID]; ok {
+					continue
+				}
+				if ids == nil {
+					ids = p.stepIDs()
+				}
+				sug := ast.Suggest(ref.StepID, ids)
+				fix := didYouMean(sug)
+				if sug == "" {
+					fix = "; name a step declared in this plan"
+				}
+				p.report(r, s, ref.IDSpan, sug, "reference %s names step %q, which the plan does not declare%s", ref, ref.StepID, fix)
+			}
+		}
+	},
+}

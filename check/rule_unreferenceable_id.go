@@ -1,0 +1,22 @@
+package check
+
+import "github.com/planc/planc/ast"
+
+// ruleUnreferenceableID warns for a step id with a character outside
+// [A-Za-z0-9_-]: it is allowed, but no reference can name it (S4).
+var ruleUnreferenceableID = Rule{
+	Code:     "unreferenceable-id",
+	Severity: ast.Warning,
+	Doc:      "a step id has a character outside [A-Za-z0-9_-], so no reference can name it (S4)",
+	Example:  `{"id": "run tests", "shell": "go test ./..."}`,
+	run: func(p *Pass, r *Rule) {
+		for _, s := range p.Plan.Steps {
+			for i := 0; i < len(s.ID); i++ {
+				if !isIDByte(s.ID[i]) {
+					p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no $%s.output reference can name it; use only letters, digits, _ and -", s.ID, string(s.ID[i]), s.ID)
+					break
+				}
+			}
+		}
+	},
+}

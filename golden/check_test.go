@@ -1,0 +1,121 @@
+package golden
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/parser"
+)
+
+// smallLimits stands in for semantics S5's limits in files named limits-*,
+// so the limits have golden cases without 16 MiB files.
+var smallLimits = parser.Limits{MaxBytes: 512, MaxDepth: 8, MaxSteps: 3}
+
+// checkFile parses and checks one plan with the golden capsule and returns
+// its diagnostics in the one-line text form, sorted.
+func checkFile(t *testing.T, path string, caps *check.Capabilities) []string {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := parser.DefaultLimits()
+	if strings.HasPrefix(filepath.Base(path), "limits-") {
+		lim = smallLimits
+	}
+	plan, diags := parser.ParsePlan(src, lim)
+	diags = append(diags, check.Check(plan, caps)...)
+	ast.SortDiagnostics(diags)
+	lines := make([]string, 0, len(diags))
+	for _, d := range diags {
+		lines = append(lines, d.OneLine(filepath.Base(path)))
+	}
+	return lines
+}
+
+func goldenCaps(t *testing.T) *check.Capabilities {
+	t.Helper()
+	src, err := os.ReadFile("testdata/check/capsule.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, diags := parser.ParseManifest(src, parser.DefaultLimits())
+	if len(diags) > 0 {
+		t.Fatalf("golden capsule: %v", diags)
+	}
+	return check.CapabilitiesOf(m)
+}
+
+// TestCheckOK: every plan under testdata/check/ok is accepted with no
+// diagnostic at all, warnings included (the seed's plans among them,
+// corrected where S9 says they are wrong).
+func TestCheckOK(t *testing.T) {
+	caps := goldenCaps(t)
+	files, _ := filepath.Glob("testdata/check/ok/*.json")
+	if len(files) == 0 {
+		t.Fatal("no ok plans")
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if got := checkFile(t, f, caps); len(got) != 0 {
+				t.Errorf("want no diagnostics, got:\n%s", strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckErr: every plan under testdata/check/err produces exactly the
+// diagnostics in the .out file beside it (go test ./golden -update rewrites
+// them).
+func TestCheckErr(t *testing.T) {
+	caps := goldenCaps(t)
+	files, _ := filepath.Glob("testdata/check/err/*.json")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			got := strings.Join(checkFile(t, f, caps), "\n") + "\n"
+			out := strings.TrimSuffix(f, ".json") + ".out"
+			if *update {
+				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("%v (run go test ./golden -update)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("diagnostics differ (-want +got):\n%s", diff)
+			}
+			if strings.TrimSpace(got) == "" {
+				t.Errorf("an err plan must produce at least one diagnostic")
+			}
+		})
+	}
+}
+
+// TestEveryCodeHasAnErrCase: each rule's code, and each of the parser's
+// document codes, appears in at least one expected .out file.
+func TestEveryCodeHasAnErrCase(t *testing.T) {
+	outs, _ := filepath.Glob("testdata/check/err/*.out")
+	var all strings.Builder
+	for _, o := range outs {
+		b, _ := os.ReadFile(o)
+		all.Write(b)
+	}
+	codes := []string{parser.CodeJSONSyntax, parser.CodeInvalidUTF8, parser.CodeTrailingData, parser.CodeDuplicateKey,
+		parser.CodeTooLarge, parser.CodeTooDeep, parser.CodeTooManySteps, parser.CodeNotAnObject}
+	for _, r := range check.Rules() {
+		codes = append(codes, r.Code)
+	}
+	for _, c := range codes {
+		if !strings.Contains(all.String(), "["+c+"]") {
+			t.Errorf("no err case produces [%s]", c)
+		}
+	}
+}

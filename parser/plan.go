@@ -1,0 +1,233 @@
+package parser
+
+import (
+	"fmt"
+
+	"github.com/planc/planc/ast"
+)
+
+// ParsePlan parses a plan document into an *ast.Plan. The diagnostics are
+// the document-level ones (see the Code constants); when one of them is
+// fatal the plan is nil. Everything else (types, unknown fields, the seed's
+// refusals) is left to check, so the plan is built tolerantly: a typed field
+// is set only when its value has the right type, and its raw member is always
+// kept. `if` conditions are parsed here (Step.Cond or Step.CondErr), and every
+// reference in input and if is collected in Step.Refs.
+func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
+	p := newScanner(src, lim)
+	root := p.document()
+	if root == nil {
+		return nil, p.diags
+	}
+	if root.Kind != ast.Object {
+		p.diags = append(p.diags, ast.Diagnostic{Span: root.Span, Severity: ast.Error, Code: CodeNotAnObject,
+			Message: fmt.Sprintf("a plan is one JSON object, not a %s; write {\"id\": \"…\", \"steps\": […]}", root.Kind)})
+		return nil, p.diags
+	}
+	plan := &ast.Plan{Span: root.Span, Object: root}
+	if m := root.Get("id"); m != nil && m.Value.Kind != ast.Null {
+		plan.IDField = m
+		if m.Value.Kind == ast.String {
+			plan.ID = m.Value.Str
+		}
+	}
+	if m := root.Get("steps"); m != nil && m.Value.Kind != ast.Null {
+		plan.StepsField = m
+		if m.Value.Kind == ast.Array {
+			if lim.MaxSteps > 0 && len(m.Value.Elems) > lim.MaxSteps {
+				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan, Severity: ast.Error, Code: CodeTooManySteps,
+					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems), lim.MaxSteps)})
+				return nil, p.diags
+			}
+			steps := make([]ast.Step, 0, len(m.Value.Elems))
+			plan.Steps = make([]*ast.Step, 0, len(m.Value.Elems))
+			for i, e := range m.Value.Elems {
+				if e.Kind != ast.Object {
+					continue
+				}
+				steps = append(steps, ast.Step{})
+				s := &steps[len(steps)-1]
+				buildStep(s, i, e, src)
+				plan.Steps = append(plan.Steps, s)
+			}
+		}
+	}
+	return plan, p.diags
+}
+
+// field returns the member named key unless it is absent or null (S3: null
+// is the same as leaving the field out).
+func field(obj *ast.Value, key string) *ast.Member {
+	m := obj.Get(key)
+	if m == nil || m.Value.Kind == ast.Null {
+		return nil
+	}
+	return m
+}
+
+func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
+	s.Index, s.Span, s.Object = index, obj.Span, obj
+	for _, m := range obj.Members {
+		if m.Value.Kind == ast.Null {
+			continue
+		}
+		switch m.Key {
+		case "id":
+			s.IDField = m
+			if m.Value.Kind == ast.String {
+				s.ID = m.Value.Str
+			}
+		case "tool", "shell", "capsule":
+			s.Kinds = append(s.Kinds, m)
+		case "input":
+			s.InputField = m
+		case "depends_on":
+			s.DependsOnField = m
+			if m.Value.Kind == ast.Array {
+				s.DependsOn = make([]*ast.DepRef, 0, len(m.Value.Elems))
+				for _, e := range m.Value.Elems {
+					if e.Kind == ast.String {
+						s.DependsOn = append(s.DependsOn, &ast.DepRef{ID: e.Str, Span: e.Span})
+					}
+				}
+			}
+		case "if":
+			s.IfField = m
+		case "on_error":
+			s.OnErrorField = m
+			if m.Value.Kind == ast.String {
+				s.OnError, _ = ast.ParseOnError(m.Value.Str)
+			}
+		case "retries":
+			s.RetriesField = m
+			if n, ok := smallInt(m.Value); ok {
+				s.Retries = n
+			}
+		}
+	}
+	if len(s.Kinds) == 1 && s.Kinds[0].Value.Kind == ast.String {
+		s.TargetField = s.Kinds[0]
+		s.Target = s.TargetField.Value.Str
+		switch s.TargetField.Key {
+		case "tool":
+			s.Kind = ast.KindTool
+		case "shell":
+			s.Kind = ast.KindShell
+		default:
+			s.Kind = ast.KindCapsule
+		}
+	}
+	if s.InputField != nil {
+		s.Refs = collectRefs(s.Refs, s.InputField.Value, src)
+	}
+	if m := s.IfField; m != nil && m.Value.Kind == ast.String {
+		cs := StringSource(m.Value, src)
+		s.Cond, s.CondErr = ParseCond(m.Value.Str, cs)
+		if s.Cond != nil {
+			s.Refs = ast.CondRefs(s.Refs, s.Cond)
+		}
+	}
+}
+
+// smallInt returns the value of a JSON integer literal that fits an int
+// (no fraction, no exponent).
+func smallInt(v *ast.Value) (int, bool) {
+	if v.Kind != ast.Number {
+		return 0, false
+	}
+	s := v.Str
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// collectRefs marks every string in v whose whole text is a reference
+// (semantics S6) and appends the references to dst, in source order. Object
+// keys are never references (S7).
+func collectRefs(dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref {
+	switch v.Kind {
+	case ast.String:
+		if r := ParseRef(v.Str); r != nil {
+			cs := StringSource(v, src)
+			r.Span = cs.Span(0, len(v.Str))
+			r.IDSpan = cs.Span(1, 1+len(r.StepID))
+			r.FieldSpan = cs.Span(2+len(r.StepID), len(v.Str))
+			v.Ref = r
+			dst = append(dst, r)
+		}
+	case ast.Array:
+		for _, e := range v.Elems {
+			dst = collectRefs(dst, e, src)
+		}
+	case ast.Object:
+		for _, m := range v.Members {
+			dst = collectRefs(dst, m.Value, src)
+		}
+	}
+	return dst
+}
+
+// StringSource returns the mapping from the decoded text of the JSON string
+// v onto the file src it was parsed from.
+func StringSource(v *ast.Value, src []byte) CondSource {
+	cs := CondSource{Base: v.Span.Start}
+	cs.Base.Offset++
+	cs.Base.Col++
+	if v.Escaped {
+		cs.Offsets = StringOffsets(src[v.Span.Start.Offset:v.Span.End.Offset])
+	}
+	return cs
+}
+
+// IsRefIDByte reports whether c may appear in the step id of a reference.
+func IsRefIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// IsRefFieldByte reports whether c may appear in the field of a reference.
+func IsRefFieldByte(c byte) bool { return c != '-' && IsRefIDByte(c) }
+
+// ParseRef returns the reference s is, when the whole of s has the shape
+// $ID.FIELD (semantics S6), or nil. Spans are left for the caller to set.
+func ParseRef(s string) *ast.Ref {
+	if len(s) < 4 || s[0] != '$' {
+		return nil
+	}
+	i := 1
+	for i < len(s) && IsRefIDByte(s[i]) {
+		i++
+	}
+	if i == 1 || i >= len(s)-1 || s[i] != '.' {
+		return nil
+	}
+	for j := i + 1; j < len(s); j++ {
+		if !IsRefFieldByte(s[j]) {
+			return nil
+		}
+	}
+	r := &ast.Ref{StepID: s[1:i], FieldName: s[i+1:]}
+	switch r.FieldName {
+	case "output":
+		r.Field = ast.RefOutput
+	case "status":
+		r.Field = ast.RefStatus
+	default:
+		r.Field = ast.RefOther
+	}
+	return r
+}
