@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/parser"
+)
+
+// TestBinary builds planc and runs it as a process once, for what the
+// in-process tests cannot see: os.Args, the real standard streams and the
+// process's exit status.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the planc binary; skipped with -short")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command in PATH")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "planc")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.Command(gobin, "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.json"), []byte(dupKeyPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dup := diagOf(t, dupKeyPlan, parser.CodeDuplicateKey, nil)
+
+	tests := []struct {
+		args  []string
+		stdin string
+		want  result
+	}{
+		{
+			args: []string{"check", "plan.json"},
+			want: result{
+				Stdout: block("plan.json", "1:26", "error", dup.Message, "duplicate-key", dupKeyPlan, strings.Repeat(" ", 25)+"^~~~"),
+				Stderr: capsNote + "\n",
+				Code:   1,
+			},
+		},
+		{
+			args: []string{"check", "-"}, stdin: validPlan,
+			want: result{Stderr: capsNote + "\n", Code: 0},
+		},
+		{
+			args: []string{"check", "--format", "yaml", "plan.json"},
+			want: result{Stderr: `planc check: invalid value "yaml" for flag -format: want text, json or sarif` + "\n" + checkCommand.usage, Code: 2},
+		},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(bin, tt.args...)
+		cmd.Dir = dir
+		cmd.Stdin = strings.NewReader(tt.stdin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatalf("planc %s: %v", strings.Join(tt.args, " "), err)
+		}
+		got := result{Stdout: stdout.String(), Stderr: stderr.String(), Code: code}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("planc %s (-want +got):\n%s", strings.Join(tt.args, " "), diff)
+		}
+	}
+
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatalf("planc version: %v", err)
+	}
+	if !strings.HasPrefix(string(out), "planc "+plancVersion+" ") || !strings.HasSuffix(string(out), " "+runtime.GOOS+"/"+runtime.GOARCH+"\n") {
+		t.Errorf("planc version = %q", out)
+	}
+}

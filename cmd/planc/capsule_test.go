@@ -1,0 +1,107 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/parser"
+)
+
+const (
+	// manifest grants go and bash, the notes and repo-files tools.
+	manifest = `{
+  "name": "local/planner",
+  "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["go", "bash"]}},
+  "tools": {"builtin": ["repo-files", "notes"]}
+}
+`
+	// cargoPlan runs cargo, which manifest does not allow; its second shell
+	// step's "gp" is a typo of "go".
+	cargoPlan = `{"id": "refresh", "steps": [
+  {"id": "list", "tool": "repo-files", "input": {"glob": "tests/**"}},
+  {"id": "check", "shell": "cargo test --quiet", "depends_on": ["list"]},
+  {"id": "vet", "shell": "gp vet ./...", "depends_on": ["list"]}
+]}
+`
+	// badManifest misspells capabilities.
+	badManifest = `{"name": "local/planner", "capabilites": {}}`
+)
+
+// testCaps is what manifest grants, as check sees it.
+func testCaps(t *testing.T) *check.Capabilities {
+	t.Helper()
+	m, ds := parser.ParseManifest([]byte(manifest), parser.DefaultLimits())
+	if m == nil || len(ds) > 0 {
+		t.Fatalf("the test manifest is refused: %v", ds)
+	}
+	return check.CapabilitiesOf(m)
+}
+
+func TestCheckCapsule(t *testing.T) {
+	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan})
+	caps := testCaps(t)
+	plan, ds := parser.ParsePlan([]byte(cargoPlan), parser.DefaultLimits())
+	ds = append(ds, check.Check(plan, caps)...)
+	if len(ds) != 2 || ds[0].Code != "shell-not-allowed" || ds[1].Code != "shell-not-allowed" {
+		t.Fatalf("want two shell-not-allowed diagnostics, got %v", ds)
+	}
+	want := result{
+		Stdout: block("plan.json", "3:28", "error", ds[0].Message, "shell-not-allowed",
+			`  {"id": "check", "shell": "cargo test --quiet", "depends_on": ["list"]},`,
+			strings.Repeat(" ", 27)+"^"+strings.Repeat("~", 19)) +
+			block("plan.json", "4:26", "error", ds[1].Message, "shell-not-allowed",
+				`  {"id": "vet", "shell": "gp vet ./...", "depends_on": ["list"]}`,
+				strings.Repeat(" ", 25)+"^"+strings.Repeat("~", 13)),
+		Code: 1,
+	}
+	for _, args := range [][]string{
+		{"check", "--capsule", "capsule.json", "plan.json"},
+		{"check", "plan.json", "--capsule=capsule.json"},
+	} {
+		got := run(t, "", args...)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("planc %s (-want +got):\n%s", strings.Join(args, " "), diff)
+		}
+	}
+	// The manifest may come from standard input.
+	got := run(t, manifest, "check", "--capsule", "-", "plan.json")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("planc check --capsule - plan.json (-want +got):\n%s", diff)
+	}
+	// Without the manifest the capability rules are off, and stderr says so.
+	got = run(t, "", "check", "plan.json")
+	if diff := cmp.Diff(result{Stderr: capsNote + "\n"}, got); diff != "" {
+		t.Errorf("planc check plan.json (-want +got):\n%s", diff)
+	}
+}
+
+func TestCheckCapsuleRefused(t *testing.T) {
+	inTempDir(t, map[string]string{"capsule.json": badManifest, "plan.json": dupKeyPlan})
+	_, ds := parser.ParseManifest([]byte(badManifest), parser.DefaultLimits())
+	if len(ds) != 1 {
+		t.Fatalf("want one diagnostic for the bad manifest, got %v", ds)
+	}
+	d := ds[0]
+	want := result{
+		Stdout: block("capsule.json", "1:27", "error", d.Message, d.Code, badManifest, strings.Repeat(" ", 26)+"^"+strings.Repeat("~", 12)),
+		Code:   2,
+	}
+	got := run(t, "", "check", "--capsule", "capsule.json", "plan.json")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("planc check --capsule capsule.json plan.json (-want +got):\n%s", diff)
+	}
+
+	got = run(t, "", "check", "--format", "json", "--capsule", "capsule.json", "plan.json")
+	if got.Code != 2 || !strings.Contains(got.Stdout, `"file": "capsule.json"`) || strings.Contains(got.Stdout, "plan.json") {
+		t.Errorf("--format json: status %d, stdout:\n%s\nwant 2 and only the manifest's diagnostics", got.Code, got.Stdout)
+	}
+
+	got = run(t, "", "check", "--capsule", "nope.json", "plan.json")
+	want = result{Stderr: "planc check: capsule manifest: open nope.json: no such file or directory\n", Code: 2}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("planc check --capsule nope.json plan.json (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/planc/planc/check"
+)
+
+// checkCommand is planc check (cli.md).
+var checkCommand = &command{
+	name:    "check",
+	summary: "check plans: every refusal and warning, with positions and fixes",
+	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] PLAN...
+
+Checks each PLAN (a path, or - for standard input) against every refusal
+of the seed and every warning of semantics.md, and prints the diagnostics
+of all of them sorted by file, line and column. Lines and columns are
+1-based; a column counts bytes.
+
+flags:
+  --capsule FILE   the capsule manifest; turns on the capability rules
+                   (tool inventory, shell allow list, spawn allow list)
+  --format FORMAT  text (the default: a line, the source line and a caret
+                   under the span), json (one array) or sarif (SARIF 2.1.0)
+  --werror         treat warnings as errors
+
+exit status: 0 no errors, 1 at least one error (or warning, with
+--werror), 2 usage error, unreadable file or refused capsule manifest
+`,
+	run: runCheck,
+}
+
+// capsNote is the line on standard error when no --capsule is given.
+const capsNote = "planc check: note: the capability rules (tool inventory, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
+
+// runCheck implements planc check.
+func runCheck(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	capsule := fs.String("capsule", "", "")
+	format := &choiceFlag{value: "text", choices: []string{"text", "json", "sarif"}}
+	fs.Var(format, "format", "")
+	werror := fs.Bool("werror", false, "")
+	paths, status, ok := e.parseArgs(c, fs, args)
+	if !ok {
+		return status
+	}
+	if len(paths) == 0 {
+		return e.usageError(c, "no plan given; name plan files, or - for standard input")
+	}
+	stdins := 0
+	for _, p := range append([]string{*capsule}, paths...) {
+		if p == stdinName {
+			stdins++
+		}
+	}
+	if stdins > 1 {
+		return e.usageError(c, "standard input (-) given more than once; name it once")
+	}
+
+	var all []fileDiag
+	var caps *check.Capabilities
+	if *capsule != "" {
+		m, ds, err := e.loadManifest(*capsule)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "planc check: capsule manifest: %v\n", err)
+			return exitUsage
+		}
+		if m == nil {
+			// The manifest is refused: its diagnostics are the output.
+			sortDiags(ds)
+			if err := e.writeDiags(format.value, ds, nil); err != nil {
+				return e.writeFailed(err)
+			}
+			return exitUsage
+		}
+		caps, all = check.CapabilitiesOf(m), ds
+	}
+
+	var failures []string
+	for _, p := range paths {
+		_, _, ds, err := e.loadPlan(p, caps)
+		if err != nil {
+			failures = append(failures, err.Error())
+			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
+			continue
+		}
+		all = append(all, ds...)
+	}
+	sortDiags(all)
+	if err := e.writeDiags(format.value, all, failures); err != nil {
+		return e.writeFailed(err)
+	}
+	if caps == nil {
+		fmt.Fprintln(e.stderr, capsNote)
+	}
+	switch {
+	case len(failures) > 0:
+		return exitUsage
+	case failing(all, *werror):
+		return exitFail
+	}
+	return exitOK
+}
+
+// writeDiags prints ds on standard output in format (text, json or sarif).
+// failures are the inputs that could not be read, for SARIF's invocation.
+func (e *env) writeDiags(format string, ds []fileDiag, failures []string) error {
+	switch format {
+	case "json":
+		return writeJSON(e.stdout, ds)
+	case "sarif":
+		return writeSARIF(e.stdout, ds, failures)
+	}
+	return writeText(e.stdout, ds)
+}
+
+// writeFailed reports that standard output could not be written.
+func (e *env) writeFailed(err error) int {
+	fmt.Fprintf(e.stderr, "planc: write standard output: %v\n", err)
+	return exitUsage
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
+
+// plancVersion is planc's own version, bumped by hand at each release.
+const plancVersion = "0.1.0-dev"
+
+// versionCommand is planc version.
+var versionCommand = &command{
+	name:    "version",
+	summary: "print planc's version and the Go version it was built with",
+	usage: `usage: planc version
+
+Prints one line: planc's version, the module version the binary was built
+from when the build recorded one (go install …@vX.Y.Z, or a VCS stamp),
+and the Go version, operating system and architecture it was built for:
+
+    planc 0.1.0-dev (module v0.1.0) go1.26.0 linux/amd64
+`,
+	run: runVersion,
+}
+
+// runVersion implements planc version.
+func runVersion(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	pos, status, ok := e.parseArgs(c, fs, args)
+	if !ok {
+		return status
+	}
+	if len(pos) > 0 {
+		return e.usageError(c, "unexpected argument %q; planc version takes none", pos[0])
+	}
+	fmt.Fprintln(e.stdout, versionLine(moduleVersion()))
+	return exitOK
+}
+
+// versionLine formats planc's version line; module is the module version
+// recorded in the binary, "" when none.
+func versionLine(module string) string {
+	s := "planc " + plancVersion
+	if module != "" {
+		s += " (module " + module + ")"
+	}
+	return fmt.Sprintf("%s %s %s/%s", s, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// moduleVersion returns the main module's version from the build info, or
+// "" when the build recorded none (go run, go test, a plain go build
+// without VCS stamping report "(devel)").
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
+		return ""
+	}
+	return bi.Main.Version
+}
