@@ -27,8 +27,8 @@ func genPlan(n int) []byte {
 			continue
 		}
 		a, c := i-1, i-2-(i*7)%min(i-1, 49)
-		fmt.Fprintf(&b, `{"id": "s%d", "tool": "notes", "depends_on": ["s%d", "s%d"], "if": "$s%d.status == 'success' || $s%d.status != 'skipped'", "input": {"body": "$s%d.output", "n": %d}, "on_error": "continue"}`,
-			i, a, c, a, c, c, i)
+		fmt.Fprintf(&b, `{"id":"s%d","tool":"notes","depends_on":["s%d","s%d"],"if":"$s%d.status == 'success' || $s%d.status != 'skipped'","input":{"body":"$s%d.output"}}`,
+			i, a, c, a, c, c)
 	}
 	b.WriteString("]}\n")
 	return []byte(b.String())
