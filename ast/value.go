@@ -77,3 +77,24 @@ func Walk(v *Value, fn func(*Value) bool) {
 		Walk(m.Value, fn)
 	}
 }
+
+// Article names the kind with its article, as messages want it: "a string",
+// "an object", "null".
+func (k Kind) Article() string {
+	switch k {
+	case Null:
+		return "null"
+	case Object:
+		return "an object"
+	}
+	return "a " + k.String()
+}
+
+// OpenSpan is the span of a container's first byte (an object's opening
+// brace), where a missing field is reported.
+func (v *Value) OpenSpan() Span {
+	e := v.Span.Start
+	e.Offset++
+	e.Col++
+	return Span{Start: v.Span.Start, End: e}
+}

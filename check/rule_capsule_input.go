@@ -28,7 +28,7 @@ var ruleCapsuleInput = Rule{
 					continue
 				}
 				if len(v.Members) == 1 && v.Members[0].Key == "objective" {
-					p.report(r, s, v.Members[0].Value.Span, "", "a capsule step's objective must be a string, not a %s; %s", v.Members[0].Value.Kind, fix)
+					p.report(r, s, v.Members[0].Value.Span, "", "a capsule step's objective must be a string, not %s; %s", v.Members[0].Value.Kind.Article(), fix)
 					continue
 				}
 				for _, mm := range v.Members {

@@ -10,22 +10,16 @@ var ruleMissingField = Rule{
 	Doc:      `a required field is absent: the plan's "id" or "steps", a step's "id"`,
 	Example:  `{"tool": "notes", "input": {"body": "hi"}}`,
 	run: func(p *Pass, r *Rule) {
-		open := func(v *ast.Value) ast.Span { // the opening brace
-			e := v.Span.Start
-			e.Offset++
-			e.Col++
-			return ast.Span{Start: v.Span.Start, End: e}
-		}
 		if p.Plan.IDField == nil {
-			p.report(r, nil, open(p.Plan.Object), "", "the plan has no %q; add \"id\": \"<plan name>\"", "id")
+			p.report(r, nil, p.Plan.Object.OpenSpan(), "", "the plan has no %q; add \"id\": \"<plan name>\"", "id")
 		}
 		if p.Plan.StepsField == nil {
-			p.report(r, nil, open(p.Plan.Object), "", "the plan has no %q; add \"steps\": [] with the steps to run", "steps")
+			p.report(r, nil, p.Plan.Object.OpenSpan(), "", "the plan has no %q; add \"steps\": [] with the steps to run", "steps")
 		}
 		for _, s := range p.Plan.Steps {
 			if s.IDField == nil {
 				p.Bad[s.Index] = true
-				p.report(r, s, open(s.Object), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
+				p.report(r, s, s.Object.OpenSpan(), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
 			}
 		}
 	},

@@ -17,7 +17,7 @@ var ruleWrongType = Rule{
 			if s != nil {
 				p.Bad[s.Index] = true
 			}
-			p.report(r, s, v.Span, "", "%s must be %s, not a %s; %s", what, fix, v.Kind, exampleFor(what))
+			p.report(r, s, v.Span, "", "%s must be %s, not %s; %s", what, fix, v.Kind.Article(), exampleFor(what))
 		}
 		if m := p.Plan.IDField; m != nil && m.Value.Kind != ast.String {
 			bad(nil, m.Value, `the plan's "id"`, "a string")
@@ -28,7 +28,7 @@ var ruleWrongType = Rule{
 			} else {
 				for i, e := range m.Value.Elems {
 					if e.Kind != ast.Object {
-						p.report(r, nil, e.Span, "", "step %d must be an object, not a %s; write {\"id\": \"…\", \"tool\": \"…\"}", i+1, e.Kind)
+						p.report(r, nil, e.Span, "", "step %d must be an object, not %s; write {\"id\": \"…\", \"tool\": \"…\"}", i+1, e.Kind.Article())
 					}
 				}
 			}

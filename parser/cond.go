@@ -117,27 +117,17 @@ func fastCond(text string, src CondSource) (ast.Cond, bool) {
 		if !ok {
 			return nil, false
 		}
-		c := ast.Cond(&ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e),
-			Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}})
-		if and != nil {
-			c = logical(ast.OpAnd, and, c, andOp)
-		}
-		and = c
+		and = logical(ast.OpAnd, and, &ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e),
+			Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}}, andOp)
 		s = lexer.SkipCondSpace(text, i2)
 		_, e = lexer.ScanCond(text, s)
 		switch text[s:e] {
 		case "":
-			if or != nil {
-				return logical(ast.OpOr, or, and, orOp), true
-			}
-			return and, true
+			return logical(ast.OpOr, or, and, orOp), true
 		case "&&":
 			andOp = src.Span(s, e)
 		case "||":
-			if or != nil {
-				and = logical(ast.OpOr, or, and, orOp)
-			}
-			or, and, orOp = and, nil, src.Span(s, e)
+			or, and, orOp = logical(ast.OpOr, or, and, orOp), nil, src.Span(s, e)
 		default:
 			return nil, false
 		}
@@ -155,21 +145,21 @@ func fastOperand(text string, src CondSource, i int) (ast.Operand, int, bool) {
 	return nil, e, false
 }
 
+// compareOp maps the four comparison operators of S10 to ast.CompareOp.
 func compareOp(v string) (ast.CompareOp, bool) {
-	switch v {
-	case "==":
-		return ast.OpEq, true
-	case "!=":
-		return ast.OpNe, true
-	case ">":
-		return ast.OpGt, true
-	case "<":
-		return ast.OpLt, true
+	for op := ast.OpEq; op <= ast.OpLt; op++ {
+		if op.String() == v {
+			return op, true
+		}
 	}
 	return 0, false
 }
 
-func logical(op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) *ast.Logical {
+// logical returns x op y, or y when x is nil.
+func logical(op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) ast.Cond {
+	if x == nil {
+		return y
+	}
 	return &ast.Logical{Op: op, X: x, Y: y, OpSpan: opSpan,
 		Span: ast.Span{Start: x.CondSpan().Start, End: y.CondSpan().End}}
 }
@@ -271,14 +261,23 @@ func (b *condBuilder) cmp(n *condCmp) ast.Cond {
 			Message: fmt.Sprintf("%q is not a condition on its own: compare it, e.g. %s", xt, fix)})
 		return nil
 	}
+	// Every operand and operator of the comparison is checked before >=,
+	// <= or a chain is refused, so that the example in the message holds.
+	var y ast.Operand
+	for i, t := range n.Rest {
+		b.fail(b.tokenProblem(&t.Op))
+		if o := b.operand(&t.X); i == 0 {
+			y = o
+		}
+	}
+	if b.err != nil {
+		return nil
+	}
 	t := n.Rest[0]
-	if b.fail(b.tokenProblem(&t.Op)); b.err == nil && (t.Op.Value == ">=" || t.Op.Value == "<=") {
+	if t.Op.Value == ">=" || t.Op.Value == "<=" {
 		fix := fmt.Sprintf("%s %c %s || %s == %s", xt, t.Op.Value[0], t.X.Value, xt, t.X.Value)
 		b.fail(&ast.CondError{Span: b.tokSpan(&t.Op), Suggestion: fix,
 			Message: fmt.Sprintf("%q is not an operator: write %s", t.Op.Value, fix)})
-	}
-	y := b.operand(&t.X)
-	if b.err != nil {
 		return nil
 	}
 	if len(n.Rest) > 1 {
@@ -366,7 +365,7 @@ func isNumber(v string) bool {
 	return digits > 0 && len(v)-digits <= 1 && strings.Trim(v, "0123456789.") == ""
 }
 
-// syntaxError maps an error from participle (nil: none ran) to a CondError.
+// syntaxError maps an error from participle to a CondError.
 // The first token up to where the parse failed that is refused on its own
 // is reported, as it is both further left and more precise; otherwise the
 // failure is a missing operand or operator.
@@ -392,6 +391,7 @@ func (b *condBuilder) syntaxError(err error) *ast.CondError {
 	case k == 0 && isOp(t):
 		return &ast.CondError{Span: b.tokSpan(t),
 			Message: fmt.Sprintf("missing operand before %q: add a reference or a quoted literal", t.Value)}
+	case k == 0: // participle does not fail at a sound first operand; toks[k-1] needs k > 0
 	case t.Type == lexer.CondEOF && isOp(&toks[k-1]):
 		return &ast.CondError{Span: b.tokSpan(&toks[k-1]),
 			Message: fmt.Sprintf("missing operand after %q at the end: add a reference or a quoted literal", toks[k-1].Value)}

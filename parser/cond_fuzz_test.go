@@ -14,7 +14,8 @@ import (
 // FuzzParseCond checks, for any text, that ParseCond (semantics S10):
 //   - never panics, and returns exactly one of a tree and a refusal;
 //   - gives a refusal a message in the house style and a span inside the text;
-//   - builds, on the fast path, the very tree the participle grammar builds;
+//   - takes the fast path for every condition it accepts, and builds there
+//     the very tree the participle grammar builds;
 //   - round-trips: FormatCond of the tree parses again to a tree with the
 //     same FormatCond, equal to the first but for spans;
 //   - places every operand's span on its own text.
@@ -42,6 +43,9 @@ func FuzzParseCond(f *testing.F) {
 		if err != nil {
 			checkCondError(t, text, err)
 			return
+		}
+		if _, ok := fastCond(text, condSrc1); !ok {
+			t.Fatalf("ParseCond(%q) accepted a condition the fast path declines", text)
 		}
 		g, gerr := parseCondGrammar(text, condSrc1)
 		if gerr != nil {

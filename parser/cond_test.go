@@ -199,6 +199,8 @@ func TestParseCondRefusals(t *testing.T) {
 			Suggestion: "$a.status == $b.status && $b.status == 'x'",
 			Message: `chained comparison: "==" cannot follow a comparison; compare two operands at a time ` +
 				`and join them with &&, e.g. $a.status == $b.status && $b.status == 'x'`}},
+		{"S10 chain with a bad operator", "$a.status == $b.status = 'x'", ast.CondError{Span: condSp(23, 24),
+			Suggestion: "==", Message: `"=" is not an operator: use == to compare`}},
 		{"S10 parentheses", "($a.status == 'x')", ast.CondError{Span: condSp(0, 1), Message: parens}},
 		{"S10 parentheses after ||", "$a.status == 'x' || ($b.status == 'y')", ast.CondError{Span: condSp(20, 21), Message: parens}},
 		{"S10 closing parenthesis", "$a.status == 'x')", ast.CondError{Span: condSp(16, 17), Message: parens}},
@@ -213,6 +215,8 @@ func TestParseCondRefusals(t *testing.T) {
 		{"S10 <=", "'a'<=$b.output", ast.CondError{Span: condSp(3, 5),
 			Suggestion: "'a' < $b.output || 'a' == $b.output",
 			Message:    `"<=" is not an operator: write 'a' < $b.output || 'a' == $b.output`}},
+		{"S10 >= with a number", "$a.output >= 5", ast.CondError{Span: condSp(13, 14), Suggestion: "'5'",
+			Message: `unquoted number "5": conditions compare text, so quote it as '5'`}},
 		{"S10 S11 number", "$a.output == 10", ast.CondError{Span: condSp(13, 15), Suggestion: "'10'",
 			Message: `unquoted number "10": conditions compare text, so quote it as '10'`}},
 		{"S10 S11 negative decimal", "$a.output < -1.5", ast.CondError{Span: condSp(12, 16), Suggestion: "'-1.5'",

@@ -29,6 +29,7 @@ const (
 func ParseJSON(src []byte, lim Limits) (*ast.Value, []ast.Diagnostic) {
 	p := newScanner(src, lim)
 	v := p.document()
+	ast.SortDiagnostics(p.diags)
 	return v, p.diags
 }
 
@@ -40,6 +41,7 @@ type scanner struct {
 	line      int
 	lineStart int
 	depth     int
+	isPlan    bool // word messages for a plan rather than any document
 	diags     []ast.Diagnostic
 	failed    bool
 
@@ -68,8 +70,12 @@ func (p *scanner) fail(code string, sp ast.Span, format string, args ...any) {
 
 func (p *scanner) document() *ast.Value {
 	if p.lim.MaxBytes > 0 && len(p.src) > p.lim.MaxBytes {
+		fix := "make it smaller"
+		if p.isPlan {
+			fix = "split the plan into smaller plans"
+		}
 		p.fail(CodeTooLarge, ast.Span{Start: p.pos(0), End: p.pos(0)},
-			"the document is %d bytes, over the limit of %d bytes; split the plan into smaller plans", len(p.src), p.lim.MaxBytes)
+			"the document is %d bytes, over the limit of %d bytes; %s", len(p.src), p.lim.MaxBytes, fix)
 		return nil
 	}
 	if !utf8.Valid(p.src) {
@@ -85,7 +91,11 @@ func (p *scanner) document() *ast.Value {
 	p.text = string(p.src)
 	p.skipSpace()
 	if p.off == len(p.src) {
-		p.fail(CodeJSONSyntax, p.here(), "the document is empty; a plan is one JSON object: {\"id\": …, \"steps\": […]}")
+		if p.isPlan {
+			p.fail(CodeJSONSyntax, p.here(), "the document is empty; a plan is one JSON object: {\"id\": …, \"steps\": […]}")
+		} else {
+			p.fail(CodeJSONSyntax, p.here(), "the document is empty; write one JSON object")
+		}
 		return nil
 	}
 	v := p.value()
@@ -97,7 +107,7 @@ func (p *scanner) document() *ast.Value {
 		start := p.pos(p.off)
 		end := p.locate(len(p.src))
 		p.fail(CodeTrailingData, ast.Span{Start: start, End: end},
-			"trailing data after the JSON document; a plan is exactly one object, remove what follows it")
+			"trailing data after the JSON document; a document is exactly one JSON object, remove what follows it")
 		return nil
 	}
 	return v

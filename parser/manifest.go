@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/planc/planc/ast"
 )
@@ -32,7 +31,7 @@ func ParseManifest(src []byte, lim Limits) (*ast.Manifest, []ast.Diagnostic) {
 	switch {
 	case root == nil:
 	case root.Kind != ast.Object:
-		p.report(CodeNotAnObject, root.Span, "", "a capsule manifest is one JSON object, not %s; write {\"name\": \"local/<capsule>\", …}", aKind(root.Kind))
+		p.report(CodeNotAnObject, root.Span, "", "a capsule manifest is one JSON object, not %s; write {\"name\": \"local/<capsule>\", …}", root.Kind.Article())
 	default:
 		m = p.manifest(root)
 	}
@@ -75,7 +74,7 @@ func (p *manifestParser) manifest(root *ast.Value) *ast.Manifest {
 	m := &ast.Manifest{Span: root.Span, Version: ast.DefaultManifestVersion}
 	f := p.fields(root, "", rootFields[:])
 	if n := f["name"]; n == nil {
-		p.report(CodeManifestMissingField, openBrace(root), "", "the manifest has no %q; add \"name\": \"local/<capsule>\"", "name")
+		p.report(CodeManifestMissingField, root.OpenSpan(), "", "the manifest has no %q; add \"name\": \"local/<capsule>\"", "name")
 	} else if s, ok := p.str(n, "name", `write "name": "local/<capsule>"`); ok && p.capsuleName(n.Value, "name", s) {
 		m.Name, m.NameSpan = s, n.Value.Span
 	}
@@ -138,6 +137,9 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 	var out []ast.MCPServer
 	for _, s := range m.Value.Members {
 		path := "tools.mcp." + s.Key
+		if !ast.IsCapsuleNamePart(s.Key) {
+			path = fmt.Sprintf("tools.mcp[%q]", s.Key)
+		}
 		if s.Key == "" {
 			p.report(CodeManifestBadValue, s.KeySpan, "", "tools.mcp has a server with an empty name; name it, as in %q", "fs")
 			continue
@@ -162,7 +164,7 @@ func (p *manifestParser) hook(i int, obj *ast.Value, path string) ast.Hook {
 	h := ast.Hook{Index: i, Span: obj.Span}
 	f := p.fields(obj, path, hookFields[:])
 	if m := f["on"]; m == nil {
-		p.report(CodeManifestMissingField, openBrace(obj), "", "%s has no %q; add \"on\": %q or \"on\": %q", path, "on", ast.HookOnToolCall, ast.HookOnShell)
+		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "%s has no %q; add \"on\": %q or \"on\": %q", path, "on", ast.HookOnToolCall, ast.HookOnShell)
 	} else if s, ok := p.str(m, path+".on", `write "on": "on-shell"`); ok && p.oneOf(m.Value, path+".on", "an event", s, ast.HookEvents()) {
 		h.On, h.OnSpan = s, m.Value.Span
 	}
@@ -174,7 +176,7 @@ func (p *manifestParser) hook(i int, obj *ast.Value, path string) ast.Hook {
 		}
 	}
 	if m := f["commit_policy"]; m == nil {
-		p.report(CodeManifestMissingField, openBrace(obj), "", "%s has no %q; add \"commit_policy\": %q to refuse the calls it matches", path, "commit_policy", ast.CommitDeny)
+		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "%s has no %q; add \"commit_policy\": %q to refuse the calls it matches", path, "commit_policy", ast.CommitDeny)
 	} else if s, ok := p.str(m, path+".commit_policy", `write "commit_policy": "deny"`); ok && p.oneOf(m.Value, path+".commit_policy", "a commit policy", s, ast.CommitPolicies()) {
 		h.CommitPolicy, h.CommitPolicySpan = s, m.Value.Span
 	}
@@ -188,7 +190,7 @@ func (p *manifestParser) entrypoint(f map[string]*ast.Member, obj *ast.Value) *a
 	e := &ast.Entrypoint{Span: obj.Span}
 	pl, cm := f["plan"], f["command"]
 	if pl == nil && cm == nil {
-		p.report(CodeManifestMissingField, openBrace(obj), "", "entrypoint has neither %q nor %q; add \"plan\": \"<plan file>\" or \"command\": [\"<binary>\"]", "plan", "command")
+		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "entrypoint has neither %q nor %q; add \"plan\": \"<plan file>\" or \"command\": [\"<binary>\"]", "plan", "command")
 	}
 	if s, ok := p.str(pl, "entrypoint.plan", `write "plan": "<plan file>"`); ok && p.path(pl.Value, "entrypoint.plan", s) {
 		e.Plan, e.PlanSpan = s, pl.Value.Span
@@ -238,7 +240,7 @@ func (p *manifestParser) want(v *ast.Value, k ast.Kind, path, what, fix string) 
 	if v.Kind == k {
 		return true
 	}
-	p.report(CodeManifestWrongType, v.Span, "", "%s must be %s, not %s; %s", path, what, aKind(v.Kind), fix)
+	p.report(CodeManifestWrongType, v.Span, "", "%s must be %s, not %s; %s", path, what, v.Kind.Article(), fix)
 	return false
 }
 
@@ -306,173 +308,4 @@ func (p *manifestParser) command(m *ast.Member, path string) ([]string, ast.Span
 		return nil, sp
 	}
 	return ast.Names(words), sp
-}
-
-func (p *manifestParser) nonEmpty(v *ast.Value, path, s, fix string) bool {
-	switch {
-	case s == "":
-		p.report(CodeManifestBadValue, v.Span, "", "%s is empty; %s", path, fix)
-	case strings.IndexByte(s, 0) >= 0:
-		p.report(CodeManifestBadValue, v.Span, "", "%s holds a NUL byte; remove it", path)
-	default:
-		return true
-	}
-	return false
-}
-
-// path accepts a file path: non-empty, no NUL. It is relative to the
-// manifest's directory unless absolute; whether it exists is the runtime's
-// business.
-func (p *manifestParser) path(v *ast.Value, path, s string) bool {
-	return p.nonEmpty(v, path, s, `write a path relative to the manifest's directory, or "." for all of it`)
-}
-
-// binaryName accepts a shell.allow entry: one word, compared exactly with a
-// shell step's first word (S14), so an entry with white space in it could
-// never match.
-func (p *manifestParser) binaryName(v *ast.Value, path, s string) bool {
-	if !p.nonEmpty(v, path, s, `write a binary name such as "bash", or remove it`) {
-		return false
-	}
-	if w := strings.Fields(s); len(w) != 1 || w[0] != s {
-		fix, sugg := "remove the white space", ""
-		if len(w) > 0 {
-			sugg = w[0]
-			fix = fmt.Sprintf("list the binary alone, as in %q", sugg)
-		}
-		p.report(CodeManifestBadValue, v.Span, sugg, "%s %q is not one binary name; %s", path, s, fix)
-		return false
-	}
-	return true
-}
-
-// capsuleName accepts a namespaced capsule name (ast.IsCapsuleName): the
-// roost keeps capsules at ROOST/<namespace>/<name>, and S15 matches a capsule
-// step's bare name against the last part.
-func (p *manifestParser) capsuleName(v *ast.Value, path, s string) bool {
-	switch {
-	case ast.IsCapsuleName(s):
-		return true
-	case ast.IsCapsuleNamePart(s):
-		p.report(CodeManifestBadValue, v.Span, "local/"+s, "%s %q has no namespace; write it as %q", path, s, "local/"+s)
-	default:
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a capsule name; write namespace/name, as in %q, each part letters, digits, \"_\", \"-\" or \".\" and not starting with \".\" or \"-\"", path, s, "local/worker")
-	}
-	return false
-}
-
-// builtinTool accepts one of ast.BuiltinTools(). submit-plan is not one: it
-// comes with capabilities.plan.submit.
-func (p *manifestParser) builtinTool(v *ast.Value, path, s string) bool {
-	known := ast.BuiltinTools()
-	switch sugg := ast.Suggest(s, known); {
-	case slices.Contains(known, s):
-		return true
-	case s == "submit-plan":
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a built-in tool; grant it with \"capabilities\": {\"plan\": {\"submit\": true}}", path, s)
-	case sugg != "":
-		p.report(CodeManifestBadValue, v.Span, sugg, "%s %q is not a built-in tool; did you mean %q?", path, s, sugg)
-	default:
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a built-in tool; use one of %s", path, s, quoteList(known, "or"))
-	}
-	return false
-}
-
-// oneOf accepts s when it is in set, suggesting a near one (or set's word
-// with an "on-" prefix that was left off) otherwise.
-func (p *manifestParser) oneOf(v *ast.Value, path, what, s string, set []string) bool {
-	if slices.Contains(set, s) {
-		return true
-	}
-	sugg := ast.Suggest(s, set)
-	if sugg == "" && slices.Contains(set, "on-"+s) {
-		sugg = "on-" + s
-	}
-	if sugg != "" {
-		p.report(CodeManifestBadValue, v.Span, sugg, "%s %q is not %s; did you mean %q?", path, s, what, sugg)
-	} else {
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not %s; use %s", path, s, what, quoteList(set, "or"))
-	}
-	return false
-}
-
-// version accepts x.y.z (ast.IsVersion), suggesting a fix for "v1.2.3",
-// "1.2" and "1".
-func (p *manifestParser) version(v *ast.Value, s string) bool {
-	if ast.IsVersion(s) {
-		return true
-	}
-	t := strings.TrimLeft(s, "vV")
-	for _, sugg := range []string{t, t + ".0", t + ".0.0"} {
-		if ast.IsVersion(sugg) {
-			p.report(CodeManifestBadValue, v.Span, sugg, "version %q is not of the form x.y.z; write it as %q", s, sugg)
-			return false
-		}
-	}
-	p.report(CodeManifestBadValue, v.Span, "", "version %q is not of the form x.y.z; write three numbers such as %q", s, ast.DefaultManifestVersion)
-	return false
-}
-
-// timeout reads capabilities.shell.timeout: a Go duration string above zero.
-func (p *manifestParser) timeout(m *ast.Member) *ast.DurationAt {
-	const path = "capabilities.shell.timeout"
-	if m == nil {
-		return nil
-	}
-	v, fix := m.Value, `write "timeout": "10m"`
-	if v.Kind == ast.Number {
-		fix = fmt.Sprintf("write it as a string with a unit, as in %q", v.Str+"s")
-	}
-	s, ok := p.str(m, path, fix)
-	if !ok {
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	switch {
-	case err != nil && s != "" && strings.Trim(s, "0123456789") == "":
-		p.report(CodeManifestBadValue, v.Span, s+"s", "%s %q has no unit; write it with one, as in %q", path, s, s+"s")
-	case err != nil:
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a duration; write a Go duration such as %q, %q or %q", path, s, "10m", "90s", "1h30m")
-	case d <= 0:
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not positive; write a duration above zero, such as %q", path, s, "10m")
-	default:
-		return &ast.DurationAt{D: d, Raw: s, Span: v.Span}
-	}
-	return nil
-}
-
-// openBrace is the span of an object's opening brace, where a missing
-// field is reported.
-func openBrace(v *ast.Value) ast.Span {
-	e := v.Span.Start
-	e.Offset++
-	e.Col++
-	return ast.Span{Start: v.Span.Start, End: e}
-}
-
-// aKind names a JSON kind with its article: "a string", "an object", "null".
-func aKind(k ast.Kind) string {
-	switch k {
-	case ast.Null:
-		return "null"
-	case ast.Object:
-		return "an object"
-	}
-	return "a " + k.String()
-}
-
-// quoteList quotes each name and joins them: `"a", "b" and "c"` with conj
-// "and", or `["a", "b"]` with conj "".
-func quoteList(names []string, conj string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if conj == "" {
-		return "[" + strings.Join(q, ", ") + "]"
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
 }

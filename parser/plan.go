@@ -15,13 +15,14 @@ import (
 // reference in input and if is collected in Step.Refs.
 func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 	p := newScanner(src, lim)
+	p.isPlan = true
 	root := p.document()
 	if root == nil {
 		return nil, p.diags
 	}
 	if root.Kind != ast.Object {
 		p.diags = append(p.diags, ast.Diagnostic{Span: root.Span, Severity: ast.Error, Code: CodeNotAnObject,
-			Message: fmt.Sprintf("a plan is one JSON object, not a %s; write {\"id\": \"…\", \"steps\": […]}", root.Kind)})
+			Message: fmt.Sprintf("a plan is one JSON object, not %s; write {\"id\": \"…\", \"steps\": […]}", root.Kind.Article())})
 		return nil, p.diags
 	}
 	plan := &ast.Plan{Span: root.Span, Object: root}
@@ -52,6 +53,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 			}
 		}
 	}
+	ast.SortDiagnostics(p.diags)
 	return plan, p.diags
 }
 
