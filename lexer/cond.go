@@ -9,7 +9,7 @@
 // It implements participle's lexer.Definition and lexer.StringDefinition, so
 // the parser can use it like any other participle lexer.
 //
-// The lexer never fails: anything it does not recognise becomes a CondBad
+// The lexer never fails on any text: anything it does not recognise becomes a CondBad
 // token and an unclosed quote a CondUnterminated token, so the parser can
 // report each with a message that names the fix. Its token types are a
 // superset of what the grammar allows (numbers, unquoted words, `!`, `=`,
@@ -110,22 +110,17 @@ func AppendCondTokens(dst []plexer.Token, text string) []plexer.Token {
 	}
 }
 
-// IsCondSpace reports whether c is white space between condition tokens.
-func IsCondSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // SkipCondSpace returns the offset of the first byte at or after i that is
-// not white space.
+// not white space between tokens: space, tab, CR or LF.
 func SkipCondSpace(text string, i int) int {
-	for i < len(text) && IsCondSpace(text[i]) {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-// IsRefByte reports whether c may appear after `$` in a reference token:
-// the ID and FIELD characters of semantics S6, and the dot between them.
-func IsRefByte(c byte) bool { return isWordByte(c) }
-
+// isWordByte reports whether c belongs to a CondWord or, after `$`, to a
+// CondRef: the ID and FIELD characters of semantics S6 and the dot.
 func isWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
 		c == '_' || c == '-' || c == '.'

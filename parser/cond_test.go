@@ -1,7 +1,9 @@
 package parser
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -320,6 +322,23 @@ func TestParseCondLarge(t *testing.T) {
 			t.Errorf("ParseCond(%.20q…) was accepted", text)
 		}
 	}
+}
+
+// TestParseCondConcurrent: the shared participle parser may be used from
+// several goroutines at once (run with -race).
+func TestParseCondConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 50 {
+				text := fmt.Sprintf("$s%d.status == 'x' && $t%d.output = '%d'", g, i, i)
+				if _, err := ParseCond(text, condSrc1); err == nil || err.Suggestion != "==" {
+					t.Errorf("ParseCond(%q) = %+v", text, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func BenchmarkParseCond(b *testing.B) {

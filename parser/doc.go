@@ -41,7 +41,7 @@ type CondSource struct {
 // JSON strings hold no raw newline, so the line is always Base's.
 func (s CondSource) Pos(i int) ast.Pos {
 	d := i
-	if s.Offsets != nil {
+	if len(s.Offsets) > 0 {
 		if i < 0 {
 			i = 0
 		}
