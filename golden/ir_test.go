@@ -1,0 +1,56 @@
+package golden
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/parser"
+)
+
+// TestIRGolden: every plan check accepts lowers to the program text in
+// testdata/ir/<name>.ir (go test ./golden -update rewrites them), and
+// lowering it twice gives the same text (the dump is stable).
+func TestIRGolden(t *testing.T) {
+	caps := goldenCaps(t)
+	files, _ := filepath.Glob("testdata/check/ok/*.json")
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
+			if ds = append(ds, check.Check(plan, caps)...); len(ds) > 0 {
+				t.Fatalf("ok plan has diagnostics: %v", ds)
+			}
+			prog, err := ir.Lower(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := prog.String()
+			again, _ := ir.Lower(plan)
+			if again.String() != got {
+				t.Fatal("dump is not stable across lowerings")
+			}
+			out := filepath.Join("testdata/ir", strings.TrimSuffix(filepath.Base(f), ".json")+".ir")
+			if *update {
+				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatalf("%v (run go test ./golden -update)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("IR differs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

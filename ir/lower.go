@@ -1,0 +1,351 @@
+package ir
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/google/shlex"
+	"github.com/planc/planc/ast"
+)
+
+// Lower lowers a plan that check accepted (no error diagnostics) into a
+// Program. It never panics: anything it cannot lower (a plan check would
+// have refused) is returned as an error naming the step.
+func Lower(p *ast.Plan) (*Program, error) {
+	if p == nil {
+		return nil, errors.New("lower: no plan")
+	}
+	if p.ID == "" {
+		return nil, errors.New("lower: the plan has no id")
+	}
+	n := len(p.Steps)
+	if n > 1<<30 {
+		return nil, fmt.Errorf("lower: %d steps is too many", n)
+	}
+	l := &lowerer{index: make(map[string]int32, n), argv: map[string][]string{}}
+	for i, s := range p.Steps {
+		if s == nil {
+			return nil, fmt.Errorf("lower: step %d is missing", i)
+		}
+		if s.ID == "" {
+			return nil, fmt.Errorf("lower: step %d has no id", i)
+		}
+		if _, dup := l.index[s.ID]; dup {
+			return nil, fmt.Errorf("lower: two steps have the id %q", s.ID)
+		}
+		l.index[s.ID] = int32(i)
+	}
+	prog := &Program{ID: p.ID, Steps: make([]Step, n), InDegree: make([]int32, n)}
+	ndeps := 0
+	for _, s := range p.Steps {
+		ndeps += len(s.DependsOn)
+	}
+	l.deps = make([]int32, 0, ndeps)
+	for i, s := range p.Steps {
+		if err := l.step(&prog.Steps[i], s); err != nil {
+			return nil, fmt.Errorf("lower: step %q: %w", s.ID, err)
+		}
+		prog.InDegree[i] = int32(len(prog.Steps[i].Deps))
+		if len(prog.Steps[i].Deps) == 0 {
+			prog.Roots = append(prog.Roots, int32(i))
+		}
+	}
+	linkDependents(prog)
+	if cyc := findCycle(prog); cyc != "" {
+		return nil, fmt.Errorf("lower: dependency cycle: %s", cyc)
+	}
+	prog.valid = true
+	return prog, nil
+}
+
+// lowerer holds what lowering one plan shares between its steps.
+type lowerer struct {
+	index map[string]int32
+	deps  []int32 // one backing array for every step's Deps
+	buf   []byte  // scratch for input templates
+	// argv caches shlex's words by command line: steps running the same
+	// command share one (read-only) slice.
+	argv map[string][]string
+}
+
+func (l *lowerer) step(st *Step, s *ast.Step) error {
+	st.ID, st.Target, st.Retries = s.ID, s.Target, s.Retries
+	switch s.Kind {
+	case ast.KindTool:
+		st.Kind = KindTool
+	case ast.KindShell:
+		st.Kind = KindShell
+	case ast.KindCapsule:
+		st.Kind = KindCapsule
+	default:
+		return errors.New("declares none of tool, shell, capsule, or more than one")
+	}
+	switch s.OnError {
+	case ast.OnErrorFail:
+		st.OnError = OnErrorFail
+	case ast.OnErrorSkip:
+		st.OnError = OnErrorSkip
+	case ast.OnErrorContinue:
+		st.OnError = OnErrorContinue
+	default:
+		return fmt.Errorf("on_error %d is not fail, skip or continue", s.OnError)
+	}
+	if s.Retries < 0 {
+		return fmt.Errorf("retries %d is negative", s.Retries)
+	}
+	if s.IfField != nil && s.Cond == nil {
+		return errors.New("its condition did not parse")
+	}
+	if st.Kind == KindShell {
+		// S14: split once here; the host resolves the first word.
+		words, ok := l.argv[s.Target]
+		if !ok {
+			var err error
+			if words, err = shlex.Split(s.Target); err != nil {
+				return fmt.Errorf("command line %q cannot be split: %v", s.Target, err)
+			}
+			if len(words) == 0 {
+				return fmt.Errorf("command line %q has no words", s.Target)
+			}
+			l.argv[s.Target] = words
+		}
+		st.Argv = words
+	}
+	if err := l.depends(st, s); err != nil {
+		return err
+	}
+	// Decision: a shell step ignores its input (the seed, S14), so the
+	// references in it are not slots and are never resolved (S9).
+	var input *ast.Value
+	if s.InputField != nil && st.Kind != KindShell {
+		input = s.InputField.Value
+	}
+	slot, err := l.slots(st, input, s.Cond)
+	if err != nil {
+		return err
+	}
+	if s.Cond != nil {
+		if st.Cond, err = compileCond(s.Cond, slot); err != nil {
+			return err
+		}
+	}
+	switch st.Kind {
+	case KindTool:
+		if input != nil {
+			st.Input, err = l.template(input, slot)
+		}
+	case KindCapsule:
+		st.Objective, err = objective(input, slot)
+	}
+	return err
+}
+
+func (l *lowerer) depends(st *Step, s *ast.Step) error {
+	start := len(l.deps)
+	for _, d := range s.DependsOn {
+		if d == nil {
+			return errors.New("a depends_on entry is missing")
+		}
+		j, ok := l.index[d.ID]
+		if !ok {
+			return fmt.Errorf("depends on %q, which the plan does not declare", d.ID)
+		}
+		if slices.Contains(l.deps[start:], j) {
+			continue
+		}
+		l.deps = append(l.deps, j)
+	}
+	st.Deps = l.deps[start:len(l.deps):len(l.deps)]
+	if len(st.Deps) == 0 {
+		st.Deps = nil
+	}
+	return nil
+}
+
+// slots numbers the distinct references of input and cond in source order
+// (S9) into st.Refs, and returns the function mapping a reference to its
+// slot.
+func (l *lowerer) slots(st *Step, input *ast.Value, cond ast.Cond) (func(*ast.Ref) (int32, error), error) {
+	refs := condRefs(inputRefs(nil, input), cond)
+	for _, r := range refs {
+		if r == nil {
+			return nil, errors.New("a reference is missing")
+		}
+	}
+	slices.SortStableFunc(refs, func(a, b *ast.Ref) int { return cmp.Compare(a.Span.Start.Offset, b.Span.Start.Offset) })
+	for _, r := range refs {
+		ref, err := l.ref(r)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(st.Refs, ref) {
+			st.Refs = append(st.Refs, ref)
+		}
+	}
+	return func(r *ast.Ref) (int32, error) {
+		ref, err := l.ref(r)
+		if err != nil {
+			return 0, err
+		}
+		if k := slices.Index(st.Refs, ref); k >= 0 {
+			return int32(k), nil
+		}
+		return 0, fmt.Errorf("reference %s has no slot", r)
+	}, nil
+}
+
+// inputRefs appends the references in v, depth first in source order, to
+// dst. Unlike ast.Walk it tolerates missing members (encode reports them).
+func inputRefs(dst []*ast.Ref, v *ast.Value) []*ast.Ref {
+	if v == nil {
+		return dst
+	}
+	if v.Kind == ast.String && v.Ref != nil {
+		dst = append(dst, v.Ref)
+	}
+	for _, e := range v.Elems {
+		dst = inputRefs(dst, e)
+	}
+	for _, m := range v.Members {
+		if m != nil {
+			dst = inputRefs(dst, m.Value)
+		}
+	}
+	return dst
+}
+
+// condRefs appends the references of c, left to right, to dst. Unlike
+// ast.CondRefs it tolerates missing nodes (compileCond reports them).
+func condRefs(dst []*ast.Ref, c ast.Cond) []*ast.Ref {
+	switch c := c.(type) {
+	case *ast.Logical:
+		if c != nil {
+			dst = condRefs(condRefs(dst, c.X), c.Y)
+		}
+	case *ast.Compare:
+		if c != nil {
+			for _, o := range []ast.Operand{c.X, c.Y} {
+				if r, ok := o.(*ast.Ref); ok {
+					dst = append(dst, r)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+func (l *lowerer) ref(r *ast.Ref) (Ref, error) {
+	if r == nil {
+		return Ref{}, errors.New("a reference is missing")
+	}
+	j, ok := l.index[r.StepID]
+	if !ok {
+		return Ref{}, fmt.Errorf("reference %s names a step the plan does not declare", r)
+	}
+	switch r.Field {
+	case ast.RefOutput:
+		return Ref{Step: j, Field: FieldOutput}, nil
+	case ast.RefStatus:
+		return Ref{Step: j, Field: FieldStatus}, nil
+	default:
+		return Ref{}, fmt.Errorf("reference %s reads neither output nor status", r)
+	}
+}
+
+// objective lowers a capsule step's input, a string or {"objective": …}
+// (S13), either of which may be a reference.
+func objective(v *ast.Value, slot func(*ast.Ref) (int32, error)) (*Text, error) {
+	if v != nil && v.Kind == ast.Object && len(v.Members) == 1 && v.Members[0].Key == "objective" {
+		v = v.Members[0].Value
+	}
+	if v == nil || v.Kind != ast.String {
+		return nil, errors.New(`a capsule step's input must be a string or {"objective": "<text>"}`)
+	}
+	if v.Ref == nil {
+		return &Text{Const: v.Str, Slot: -1}, nil
+	}
+	k, err := slot(v.Ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Text{Slot: k}, nil
+}
+
+// template encodes v as canonical JSON, leaving a hole for each reference.
+func (l *lowerer) template(v *ast.Value, slot func(*ast.Ref) (int32, error)) (*Template, error) {
+	t := &Template{}
+	buf, err := l.encode(l.buf[:0], v, t, slot, 0)
+	if err != nil {
+		return nil, err
+	}
+	l.buf = buf
+	t.Text = slices.Clone(buf)
+	return t, nil
+}
+
+func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.Ref) (int32, error), depth int) ([]byte, error) {
+	if v == nil {
+		return nil, errors.New("input holds a missing value")
+	}
+	if depth > 10000 {
+		return nil, errors.New("input is nested too deeply")
+	}
+	switch v.Kind {
+	case ast.Null:
+		return append(dst, "null"...), nil
+	case ast.Bool:
+		if v.Bool {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case ast.Number:
+		if v.Str == "" {
+			return nil, errors.New("input holds a number with no text")
+		}
+		return append(dst, v.Str...), nil
+	case ast.String:
+		if v.Ref == nil {
+			return AppendJSONString(dst, v.Str), nil
+		}
+		k, err := slot(v.Ref)
+		if err != nil {
+			return nil, err
+		}
+		t.Holes = append(t.Holes, Hole{Offset: int32(len(dst)), Slot: k})
+		return dst, nil
+	case ast.Array:
+		dst = append(dst, '[')
+		for i, e := range v.Elems {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = l.encode(dst, e, t, slot, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case ast.Object:
+		dst = append(dst, '{')
+		for i, m := range v.Members {
+			if m == nil {
+				return nil, errors.New("input holds a missing member")
+			}
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			// S7: keys are never references.
+			dst = AppendJSONString(dst, m.Key)
+			dst = append(dst, ':')
+			var err error
+			if dst, err = l.encode(dst, m.Value, t, slot, depth+1); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	default:
+		return nil, fmt.Errorf("input holds a value of unknown kind %d", v.Kind)
+	}
+}

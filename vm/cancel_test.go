@@ -1,0 +1,213 @@
+package vm_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/planc/planc/vm"
+	"github.com/planc/planc/vm/vmtest"
+)
+
+// checkCanceled asserts the report fields the seed fixes for a cancelled
+// plan: canceled true, completed false, failed_step null, plan_end outcome
+// canceled, and the "was cancelled" summary (S21).
+func checkCanceled(t *testing.T, h *vmtest.Host, rep vm.Report, summary string) {
+	t.Helper()
+	if !rep.Canceled || rep.Completed || rep.FailedStep != nil || !rep.Failed || rep.Outcome != vm.Canceled {
+		t.Errorf("canceled %v completed %v failed_step %v failed %v outcome %v", rep.Canceled, rep.Completed, rep.FailedStep, rep.Failed, rep.Outcome)
+	}
+	evs := h.Events()
+	if end := evs[len(evs)-1]; end.Kind != vm.PlanEnd || end.Outcome != vm.Canceled || end.FailedStep != "" {
+		t.Errorf("last event %+v, want plan_end canceled", end)
+	}
+	diff(t, "summary", summary, rep.Summary)
+	if h.Active() != 0 {
+		t.Errorf("%d dispatches still in the host after Run returned", h.Active())
+	}
+}
+
+// TestCancelRunningCapsule is the cancel table's first row: a capsule step
+// whose sub-capsule is running is told to end through its context and
+// settles failed with the seed's error; it is not retried and on_error does
+// not apply.
+func TestCancelRunningCapsule(t *testing.T) {
+	prog := compile(t,
+		`{"id": "w", "capsule": "worker", "input": "task", "retries": 2, "on_error": "skip"}`,
+		`{"id": "after", "tool": "notes", "depends_on": ["w"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	d := h.Take(t, "w")
+	if d.Call.Objective != "task" {
+		t.Errorf("objective %q", d.Call.Objective)
+	}
+	cancel()
+	// The fake host, like a real one, returns once its context is done.
+	rep := run.Wait(t)
+	if d.Ctx.Err() == nil {
+		t.Error("the capsule's context was not cancelled")
+	}
+	diff(t, "report", []row{{"after", "skipped", "", vm.CanceledBeforeRun}, {"w", "failed", "", vm.CapsuleEnded}}, rows(rep))
+	diff(t, "trace", []string{"plan_start", "start w 1", "step after 0 skipped", "step w 1 failed", "end canceled"}, trace(h.Events()))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 2 steps, 0 succeeded, 1 failed, 1 skipped")
+}
+
+// TestCancelStartingCapsule is the second row: a capsule whose launch is
+// still being started when the cancel lands ends the same way (the host
+// sees its context already done). A host that answers anyway does not
+// change the outcome.
+func TestCancelStartingCapsule(t *testing.T) {
+	prog := compile(t, `{"id": "w", "capsule": "worker", "input": {"objective": "task"}, "retries": 1}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &vmtest.Host{
+		OnEvent: func(e vm.Event) {
+			if e.Kind == vm.PlanStepStart && e.StepID == "w" {
+				cancel() // the launch is under way, the sub-capsule not up yet
+			}
+		},
+		Auto: func(ctx context.Context, c vm.Call) (string, error) {
+			<-ctx.Done()
+			return "an answer after all", nil
+		},
+	}
+	rep := vmtest.Start(ctx, prog, h, vm.Options{}).Wait(t)
+	diff(t, "report", []row{{"w", "failed", "an answer after all", vm.CapsuleEnded}}, rows(rep))
+	diff(t, "trace", []string{"plan_start", "start w 1", "step w 1 failed", "end canceled"}, trace(h.Events()))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 1 steps, 0 succeeded, 1 failed, 0 skipped")
+}
+
+// TestCancelRunningToolAndShell is the third row: tool and shell steps
+// already running run to their own end with contexts the cancel does not
+// reach (S22), and settle with their own result: no retry, no on_error, so
+// a failure under on_error fail does not set failed_step.
+func TestCancelRunningToolAndShell(t *testing.T) {
+	prog := compile(t,
+		`{"id": "t", "tool": "notes", "retries": 2}`,
+		`{"id": "s", "shell": "go test ./...", "on_error": "skip"}`,
+		`{"id": "ok", "shell": "true"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	tool, shell, ok := h.Take(t, "t"), h.Take(t, "s"), h.Take(t, "ok")
+	cancel()
+	for _, d := range []*vmtest.Dispatch{tool, shell, ok} {
+		if d.Ctx.Err() != nil {
+			t.Errorf("%s: the context of a running %s step was cancelled", d.Call.Step.ID, d.Call.Step.Kind)
+		}
+	}
+	tool.Reply("", errors.New("tool failed"))
+	h.WaitSettled(t, "t", 1)
+	shell.Reply("FAIL", errExit1)
+	h.WaitSettled(t, "s", 1)
+	ok.Reply("fine", nil)
+	rep := run.Wait(t)
+	diff(t, "report", []row{{"t", "failed", "", "tool failed"}, {"s", "failed", "FAIL", "exit status 1"}, {"ok", "success", "fine", ""}}, rows(rep))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 1 succeeded, 2 failed, 0 skipped")
+}
+
+// TestCancelNotDispatched is the fourth row: steps not dispatched never
+// run and settle skipped with the seed's error, in plan order, at once;
+// that includes a tool step waiting for the tool lane (S22). They get a
+// plan_step line (attempt 0) and no plan_step_start.
+func TestCancelNotDispatched(t *testing.T) {
+	prog := compile(t,
+		`{"id": "t1", "tool": "a"}`,
+		`{"id": "t2", "tool": "b"}`,
+		`{"id": "c", "shell": "x", "depends_on": ["t1"]}`,
+		`{"id": "d", "capsule": "worker", "input": "x", "depends_on": ["c"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	t1 := h.Take(t, "t1")
+	cancel()
+	h.WaitSettled(t, "d", 0)
+	t1.Reply("listed", nil)
+	rep := run.Wait(t)
+	diff(t, "report", []row{
+		{"t2", "skipped", "", vm.CanceledBeforeRun},
+		{"c", "skipped", "", vm.CanceledBeforeRun},
+		{"d", "skipped", "", vm.CanceledBeforeRun},
+		{"t1", "success", "listed", ""},
+	}, rows(rep))
+	diff(t, "trace", []string{"plan_start", "start t1 1", "step t2 0 skipped", "step c 0 skipped", "step d 0 skipped", "step t1 1 success", "end canceled"}, trace(h.Events()))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 4 steps, 1 succeeded, 0 failed, 3 skipped")
+}
+
+// TestCancelBeforeRun: a context already cancelled runs nothing; every step
+// settles skipped as not dispatched.
+func TestCancelBeforeRun(t *testing.T) {
+	prog := compile(t, `{"id": "a", "tool": "t"}`, `{"id": "b", "shell": "x", "depends_on": ["a"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	rep := run.Wait(t)
+	diff(t, "report", []row{{"a", "skipped", "", vm.CanceledBeforeRun}, {"b", "skipped", "", vm.CanceledBeforeRun}}, rows(rep))
+	diff(t, "trace", []string{"plan_start", "step a 0 skipped", "step b 0 skipped", "end canceled"}, trace(h.Events()))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 2 steps, 0 succeeded, 0 failed, 2 skipped")
+}
+
+// TestCancelDuringDispatch: a cancel landing while the VM dispatches stops
+// it before the next dispatch (here: inside the first step's plan_step_start
+// line); the rest never runs.
+func TestCancelDuringDispatch(t *testing.T) {
+	prog := compile(t, `{"id": "a", "shell": "x"}`, `{"id": "b", "shell": "y"}`, `{"id": "c", "shell": "z"}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &vmtest.Host{OnEvent: func(e vm.Event) {
+		if e.Kind == vm.PlanStepStart && e.StepID == "a" {
+			cancel()
+		}
+	}}
+	run := vmtest.Start(ctx, prog, h, vm.Options{})
+	h.Take(t, "a").Reply("", nil)
+	rep := run.Wait(t)
+	diff(t, "report", []row{{"b", "skipped", "", vm.CanceledBeforeRun}, {"c", "skipped", "", vm.CanceledBeforeRun}, {"a", "success", "", ""}}, rows(rep))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 1 succeeded, 0 failed, 2 skipped")
+}
+
+// TestCapsuleCompletedBeforeCancel: a sub-capsule that finished before the
+// cancel landed keeps its own result.
+func TestCapsuleCompletedBeforeCancel(t *testing.T) {
+	prog := compile(t,
+		`{"id": "w", "capsule": "worker", "input": "x"}`,
+		`{"id": "s", "shell": "x"}`,
+		`{"id": "after", "tool": "t", "depends_on": ["w", "s"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	s := h.Take(t, "s")
+	h.Complete(t, "w", "answer", nil)
+	cancel()
+	s.Reply("", nil)
+	rep := run.Wait(t)
+	diff(t, "report", []row{{"w", "success", "answer", ""}, {"after", "skipped", "", vm.CanceledBeforeRun}, {"s", "success", "", ""}}, rows(rep))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 2 succeeded, 0 failed, 1 skipped")
+}
+
+// TestCancelAfterFailStop: decision (docs/vm.md): once a failure under
+// on_error fail has stopped the plan, a cancel does not make it a cancelled
+// plan: the outcome stays failed, with its failed_step, and steps not
+// dispatched stay absent. A capsule still running is ended all the same.
+func TestCancelAfterFailStop(t *testing.T) {
+	prog := compile(t,
+		`{"id": "w", "capsule": "worker", "input": "x"}`,
+		`{"id": "bad", "shell": "false"}`,
+		`{"id": "never", "tool": "t", "depends_on": ["w"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, run := start(t, ctx, prog, vm.Options{})
+	w := h.Take(t, "w")
+	h.Complete(t, "bad", "", errExit1)
+	cancel()
+	rep := run.Wait(t)
+	if w.Ctx.Err() == nil {
+		t.Error("the running capsule's context was not cancelled")
+	}
+	diff(t, "report", []row{{"bad", "failed", "", "exit status 1"}, {"w", "failed", "", vm.CapsuleEnded}}, rows(rep))
+	if rep.Canceled || rep.Completed || rep.FailedStep == nil || *rep.FailedStep != "bad" || rep.Outcome != vm.Failed {
+		t.Errorf("canceled %v completed %v failed_step %v outcome %v", rep.Canceled, rep.Completed, rep.FailedStep, rep.Outcome)
+	}
+	diff(t, "summary", "Plan 'p': 3 steps, 0 succeeded, 2 failed, 0 skipped", rep.Summary)
+}

@@ -1,0 +1,153 @@
+package vm
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/planc/planc/ir"
+)
+
+// EventKind names a trace event.
+type EventKind uint8
+
+// The trace events a run writes (runtime.md's trace table).
+const (
+	// PlanStart opens the run: plan_id, plan_file, steps.
+	PlanStart EventKind = iota + 1
+	// PlanStepStart is one dispatch: plan_id, step_id, kind, attempt.
+	PlanStepStart
+	// PlanStep is one attempt's end, or the settling of a step that was
+	// not dispatched (attempt 0): plan_id, step_id, status, attempt,
+	// duration_ms, error.
+	PlanStep
+	// PlanEnd closes the run: plan_id, outcome, failed_step, succeeded,
+	// failed, skipped.
+	PlanEnd
+)
+
+var eventNames = [...]string{"invalid", "plan_start", "plan_step_start", "plan_step", "plan_end"}
+
+// String returns the event's name as trace.jsonl writes it.
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) {
+		return eventNames[k]
+	}
+	return "invalid"
+}
+
+// Outcome is how a run ended (plan_end's outcome).
+type Outcome uint8
+
+// The outcomes.
+const (
+	// Completed: no step stopped the plan and it was not cancelled (S18).
+	Completed Outcome = iota + 1
+	// Failed: a step's final failure under on_error fail stopped the plan.
+	Failed
+	// Canceled: the plan's task was cancelled.
+	Canceled
+)
+
+var outcomeNames = [...]string{"invalid", "completed", "failed", "canceled"}
+
+// String returns "completed", "failed" or "canceled".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "invalid"
+}
+
+// Event is one trace event. Only the fields of its Kind are meaningful;
+// AppendFields writes exactly those, under runtime.md's names. Text fields
+// that are "" are written as null where the trace allows null (plan_file,
+// error, failed_step).
+type Event struct {
+	Kind   EventKind
+	PlanID string
+	// PlanFile is plan_start's plan_file (Options.PlanFile).
+	PlanFile string
+	// Steps is plan_start's step count.
+	Steps int
+	// StepID names the step of plan_step_start and plan_step.
+	StepID string
+	// StepKind is plan_step_start's kind.
+	StepKind ir.Kind
+	// Attempt numbers the dispatch from 1 (S19); 0 in a plan_step for a
+	// step settled without being dispatched.
+	Attempt int
+	// Status is plan_step's status: the attempt's, and for the last
+	// attempt the step's settled status.
+	Status Status
+	// Duration is plan_step's duration_ms: how long the attempt ran.
+	Duration time.Duration
+	// Error is plan_step's error, "" for none.
+	Error string
+	// Outcome, FailedStep ("" for none) and the counts are plan_end's.
+	Outcome                    Outcome
+	FailedStep                 string
+	Succeeded, Failed, Skipped int
+}
+
+// AppendFields appends the event's members to dst as JSON object members
+// without braces, starting with "event": a host writing trace.jsonl wraps
+// them with its own ts and session, e.g.
+// `{"ts":"…","session":"…",` + fields + `}`.
+func (e *Event) AppendFields(dst []byte) []byte {
+	dst = append(dst, `"event":"`...)
+	dst = append(dst, e.Kind.String()...)
+	dst = append(dst, `","plan_id":`...)
+	dst = ir.AppendJSONString(dst, e.PlanID)
+	switch e.Kind {
+	case PlanStart:
+		dst = append(dst, `,"plan_file":`...)
+		dst = appendNullable(dst, e.PlanFile)
+		dst = append(dst, `,"steps":`...)
+		dst = strconv.AppendInt(dst, int64(e.Steps), 10)
+	case PlanStepStart:
+		dst = append(dst, `,"step_id":`...)
+		dst = ir.AppendJSONString(dst, e.StepID)
+		dst = append(dst, `,"kind":"`...)
+		dst = append(dst, e.StepKind.String()...)
+		dst = append(dst, `","attempt":`...)
+		dst = strconv.AppendInt(dst, int64(e.Attempt), 10)
+	case PlanStep:
+		dst = append(dst, `,"step_id":`...)
+		dst = ir.AppendJSONString(dst, e.StepID)
+		dst = append(dst, `,"status":"`...)
+		dst = append(dst, e.Status.String()...)
+		dst = append(dst, `","attempt":`...)
+		dst = strconv.AppendInt(dst, int64(e.Attempt), 10)
+		dst = append(dst, `,"duration_ms":`...)
+		dst = strconv.AppendInt(dst, e.Duration.Milliseconds(), 10)
+		dst = append(dst, `,"error":`...)
+		dst = appendNullable(dst, e.Error)
+	case PlanEnd:
+		dst = append(dst, `,"outcome":"`...)
+		dst = append(dst, e.Outcome.String()...)
+		dst = append(dst, `","failed_step":`...)
+		dst = appendNullable(dst, e.FailedStep)
+		dst = append(dst, `,"succeeded":`...)
+		dst = strconv.AppendInt(dst, int64(e.Succeeded), 10)
+		dst = append(dst, `,"failed":`...)
+		dst = strconv.AppendInt(dst, int64(e.Failed), 10)
+		dst = append(dst, `,"skipped":`...)
+		dst = strconv.AppendInt(dst, int64(e.Skipped), 10)
+	}
+	return dst
+}
+
+// MarshalJSON returns the event as one JSON object (AppendFields in
+// braces).
+func (e Event) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 128), '{')
+	b = e.AppendFields(b)
+	return append(b, '}'), nil
+}
+
+func appendNullable(dst []byte, s string) []byte {
+	if s == "" {
+		return append(dst, "null"...)
+	}
+	return ir.AppendJSONString(dst, s)
+}

@@ -1,0 +1,209 @@
+package vm
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/planc/planc/ir"
+)
+
+// Options tunes one Run. The zero Options is the seed's behaviour.
+type Options struct {
+	// MaxParallel caps the shell and capsule steps in flight at once; 0
+	// means no cap (S17). Tool steps always run one at a time.
+	MaxParallel int
+	// PlanFile is plan_start's plan_file, e.g. "plans/plan-1.json"; "" is
+	// written as null.
+	PlanFile string
+	// Now is the clock for duration_ms; nil means time.Now. It is called
+	// from the dispatch goroutines, so it must be safe for concurrent use.
+	Now func() time.Time
+}
+
+// Run runs prog against host until every step it dispatched has settled,
+// and returns the report. Cancelling ctx cancels the plan with the seed's
+// semantics (S22); that is an outcome in the report, not an error. The
+// error is non-nil only when Run cannot start: a nil or invalid program
+// or a nil host. No goroutine Run started outlives it; Run waits for the
+// host to return from every dispatch it made.
+func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report, error) {
+	if host == nil {
+		return Report{}, errors.New("vm: nil host")
+	}
+	if err := prog.Validate(); err != nil {
+		return Report{}, err
+	}
+	if opts.MaxParallel < 0 {
+		return Report{}, errors.New("vm: negative MaxParallel")
+	}
+	r := newRun(ctx, prog, host, opts)
+	r.loop()
+	return r.finish(), nil
+}
+
+// step states of one run.
+const (
+	stPending uint8 = iota // waiting for dependencies
+	stQueued               // ready and examined, waiting for the lane or a slot
+	stRunning              // dispatched, an attempt in flight
+	stSettled              // in the report
+)
+
+// result is one step's per-run state.
+type result struct {
+	out     string
+	err     string
+	status  Status
+	state   uint8
+	attempt int32
+}
+
+// completion is one attempt's end, sent by its goroutine.
+type completion struct {
+	index  int32
+	out    string
+	err    string // the error's text when failed
+	failed bool
+	dur    time.Duration
+	ended  bool // a capsule whose context was cancelled before it returned
+}
+
+// run is the state of one Run. Only the goroutine that called Run touches
+// it, except for the fields the dispatch goroutines read (host, now, done).
+type run struct {
+	ctx     context.Context
+	toolCtx context.Context // ctx without its cancel: tool and shell run on (S22)
+	prog    *ir.Program
+	host    Host
+	opts    Options
+	now     func() time.Time
+
+	res       []result
+	remaining []int32 // dependencies not yet settled
+	order     []int32 // settle order
+	ready     heap    // ready, not yet examined
+	toolQ     heap    // examined tool steps waiting for the lane
+	otherQ    heap    // examined shell and capsule steps waiting for a slot
+	vals      []ir.Value
+	done      chan completion
+
+	inflight   int  // attempts in flight
+	running    int  // shell and capsule attempts in flight
+	toolBusy   bool // the tool lane is taken
+	stopped    bool // a step's failure under on_error fail stopped the plan
+	cancelSeen bool // ctx's cancel was observed
+	canceled   bool // the plan stopped because of the cancel
+	failedStep int32
+}
+
+func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run {
+	n := len(prog.Steps)
+	r := &run{
+		ctx:        ctx,
+		toolCtx:    context.WithoutCancel(ctx),
+		prog:       prog,
+		host:       host,
+		opts:       opts,
+		now:        opts.Now,
+		res:        make([]result, n),
+		remaining:  append([]int32(nil), prog.InDegree...),
+		order:      make([]int32, 0, n),
+		done:       make(chan completion, min(max(n, 1), 1024)),
+		failedStep: -1,
+	}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	return r
+}
+
+// loop is the scheduler: it examines and dispatches until nothing is in
+// flight, waiting for completions and for the cancel in between.
+func (r *run) loop() {
+	r.emit(Event{Kind: PlanStart, PlanFile: r.opts.PlanFile, Steps: len(r.prog.Steps)})
+	if r.ctxDone() {
+		r.cancel()
+	} else {
+		for _, i := range r.prog.Roots {
+			r.ready.push(i)
+		}
+	}
+	cancelCh := r.ctx.Done()
+	for {
+		r.advance()
+		if r.inflight == 0 {
+			break
+		}
+		if r.cancelSeen {
+			cancelCh = nil
+		}
+		select {
+		case c := <-r.done:
+			r.complete(c)
+		case <-cancelCh:
+			cancelCh = nil
+			r.cancel()
+		}
+	}
+}
+
+// ctxDone reports whether ctx is done, without blocking.
+func (r *run) ctxDone() bool {
+	select {
+	case <-r.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// finish builds the Report from the settled steps and writes plan_end.
+func (r *run) finish() Report {
+	rep := Report{PlanID: r.prog.ID, Steps: make([]StepReport, len(r.order))}
+	for k, i := range r.order {
+		res := &r.res[i]
+		sr := StepReport{StepID: r.prog.Steps[i].ID, Status: res.status}
+		if res.out != "" {
+			sr.Output = &res.out
+		}
+		if res.err != "" {
+			sr.Error = &res.err
+		}
+		rep.Steps[k] = sr
+		switch res.status {
+		case StatusSuccess:
+			rep.Succeeded++
+		case StatusFailed:
+			rep.FailedSteps++
+		case StatusSkipped:
+			rep.Skipped++
+		}
+	}
+	switch {
+	case r.canceled:
+		rep.Canceled, rep.Outcome = true, Canceled
+	case r.stopped:
+		rep.Outcome = Failed
+		id := r.prog.Steps[r.failedStep].ID
+		rep.FailedStep = &id
+	default:
+		rep.Completed, rep.Outcome = true, Completed
+	}
+	rep.Failed = !rep.Completed
+	rep.Summary = summary(&rep, len(r.prog.Steps))
+	end := Event{Kind: PlanEnd, Outcome: rep.Outcome, Succeeded: rep.Succeeded, Failed: rep.FailedSteps, Skipped: rep.Skipped}
+	if rep.FailedStep != nil {
+		end.FailedStep = *rep.FailedStep
+	}
+	r.emit(end)
+	return rep
+}
+
+// emit sends an event to the host; a panicking sink loses the event, never
+// the run.
+func (r *run) emit(e Event) {
+	e.PlanID = r.prog.ID
+	defer func() { _ = recover() }()
+	r.host.Trace(e)
+}

@@ -1,0 +1,279 @@
+package vm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/planc/planc/ir"
+)
+
+// advance examines every ready step and dispatches every queued step that
+// may go, one at a time in plan order (S17), until neither is possible: a
+// step earlier in the plan is dispatched before a later one is examined,
+// so a later step's failure cannot hold back an earlier step that was ready
+// at the same moment.
+func (r *run) advance() {
+	for !r.stopped && !r.canceled {
+		q := r.next()
+		if r.ready.len() > 0 && (q == nil || r.ready.min() < q.min()) {
+			r.examine(r.ready.pop())
+			continue
+		}
+		if q == nil {
+			return
+		}
+		if r.ctxDone() {
+			r.cancel()
+			return
+		}
+		r.dispatch(q.pop())
+	}
+}
+
+// next returns the queue holding the queued step earliest in plan order
+// among those that may start now (a tool step when the lane is free, a
+// shell or capsule step when a slot is free), or nil.
+func (r *run) next() *heap {
+	tool := !r.toolBusy && r.toolQ.len() > 0
+	other := r.otherQ.len() > 0 && (r.opts.MaxParallel == 0 || r.running < r.opts.MaxParallel)
+	switch {
+	case tool && (!other || r.toolQ.min() < r.otherQ.min()):
+		return &r.toolQ
+	case other:
+		return &r.otherQ
+	}
+	return nil
+}
+
+// examine handles a step whose dependencies have all settled: S9 resolves
+// its references, S12 evaluates its condition, and it queues for dispatch.
+func (r *run) examine(i int32) {
+	s := &r.prog.Steps[i]
+	for _, ref := range s.Refs {
+		if r.res[ref.Step].state != stSettled {
+			id := r.prog.Steps[ref.Step].ID
+			msg := "reference $" + id + "." + ref.Field.String() + ": step " + strconv.Quote(id) + " has not settled"
+			r.fail(i, 0, "", msg, 0) // S9: not dispatched, so no retries
+			return
+		}
+	}
+	if s.Cond != nil && !s.Cond.Eval(r.values(s)) {
+		r.settle(i, StatusSkipped, 0, "", "", 0) // S12
+		return
+	}
+	r.res[i].state = stQueued
+	if s.Kind == ir.KindTool {
+		r.toolQ.push(i)
+	} else {
+		r.otherQ.push(i)
+	}
+}
+
+// values resolves a step's reference slots (S8) into the run's scratch
+// slice. Every referenced step has settled (examine checked it), and a
+// settled result never changes, so retries see the same values.
+func (r *run) values(s *ir.Step) []ir.Value {
+	vals := r.vals[:0]
+	for _, ref := range s.Refs {
+		res := &r.res[ref.Step]
+		if ref.Field == ir.FieldStatus {
+			vals = append(vals, ir.Value{Text: res.status.String()})
+		} else {
+			vals = append(vals, ir.Value{Text: res.out, Null: res.out == ""})
+		}
+	}
+	r.vals = vals
+	return vals
+}
+
+// call builds the Call for one attempt of step i.
+func (r *run) call(i int32, attempt int) Call {
+	s := &r.prog.Steps[i]
+	c := Call{PlanID: r.prog.ID, Index: int(i), Step: s, Attempt: attempt}
+	switch s.Kind {
+	case ir.KindTool:
+		if t := s.Input; t != nil {
+			if t.Static() {
+				c.Input = json.RawMessage(t.Text)
+			} else {
+				vals := r.values(s)
+				c.Input = t.Append(make([]byte, 0, t.Size(vals)), vals)
+			}
+		}
+	case ir.KindCapsule:
+		c.Objective = s.Objective.Value(r.values(s))
+	}
+	return c
+}
+
+// dispatch puts a tool or shell step to the host's refusal check and then
+// starts its first attempt.
+func (r *run) dispatch(i int32) {
+	c := r.call(i, 1)
+	if c.Step.Kind != ir.KindCapsule {
+		if msg, refused := r.refuse(c); refused {
+			r.fail(i, 0, "", msg, 0) // no dispatch, so no retries
+			return
+		}
+	}
+	r.start(i, c)
+}
+
+// refuse asks the host's refusal check, and returns the refusal's text.
+func (r *run) refuse(c Call) (msg string, refused bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg, refused = fmt.Sprintf("host panic in the refusal check: %v", p), true
+		}
+	}()
+	if err := r.host.Refuse(r.ctx, c); err != nil {
+		return errText(err), true
+	}
+	return "", false
+}
+
+// start dispatches one attempt on a goroutine of its own.
+func (r *run) start(i int32, c Call) {
+	res := &r.res[i]
+	res.state, res.attempt = stRunning, int32(c.Attempt)
+	ctx := r.toolCtx
+	if c.Step.Kind == ir.KindTool {
+		r.toolBusy = true
+	} else {
+		r.running++
+		if c.Step.Kind == ir.KindCapsule {
+			ctx = r.ctx
+		}
+	}
+	r.inflight++
+	r.emit(Event{Kind: PlanStepStart, StepID: c.Step.ID, StepKind: c.Step.Kind, Attempt: c.Attempt})
+	go r.work(ctx, c)
+}
+
+// work runs on its own goroutine: one host call, whose end (or panic) goes
+// back to the scheduler.
+func (r *run) work(ctx context.Context, c Call) {
+	done := completion{index: int32(c.Index)}
+	t0 := r.now()
+	defer func() {
+		if p := recover(); p != nil {
+			done.out, done.failed, done.err = "", true, fmt.Sprintf("host panic: %v", p)
+		}
+		done.dur = r.now().Sub(t0)
+		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil {
+			done.ended = true
+		}
+		r.done <- done
+	}()
+	var err error
+	switch c.Step.Kind {
+	case ir.KindTool:
+		done.out, err = r.host.CallTool(ctx, c)
+	case ir.KindShell:
+		done.out, err = r.host.RunShell(ctx, c)
+	default:
+		done.out, err = r.host.SpawnCapsule(ctx, c)
+	}
+	if err != nil {
+		// Here, not in the scheduler: a host's Error method may panic too.
+		done.failed, done.err = true, errText(err)
+	}
+}
+
+// complete handles one attempt's end: success, a retry at once (S19), or
+// the step's final failure.
+func (r *run) complete(c completion) {
+	if !r.cancelSeen && r.ctxDone() {
+		r.cancel() // the cancel landed first: settle what it skips first
+	}
+	i := c.index
+	s := &r.prog.Steps[i]
+	r.inflight--
+	if s.Kind == ir.KindTool {
+		r.toolBusy = false
+	} else {
+		r.running--
+	}
+	attempt := int(r.res[i].attempt)
+	switch {
+	case c.ended:
+		r.settle(i, StatusFailed, attempt, c.out, CapsuleEnded, c.dur)
+	case !c.failed:
+		r.settle(i, StatusSuccess, attempt, c.out, "", c.dur)
+	case attempt <= s.Retries && !r.stopped && !r.cancelSeen:
+		r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: StatusFailed, Attempt: attempt, Duration: c.dur, Error: c.err})
+		r.start(i, r.call(i, attempt+1))
+	case r.cancelSeen:
+		r.settle(i, StatusFailed, attempt, c.out, c.err, c.dur) // no on_error once cancelled
+	default:
+		r.fail(i, attempt, c.out, c.err, c.dur)
+	}
+}
+
+// fail settles step i's final failure under its on_error (S18).
+func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
+	switch r.prog.Steps[i].OnError {
+	case ir.OnErrorSkip:
+		r.settle(i, StatusSkipped, attempt, out, err, dur)
+	case ir.OnErrorContinue:
+		r.settle(i, StatusFailed, attempt, out, err, dur)
+	default:
+		if !r.stopped {
+			r.stopped, r.failedStep = true, i
+			r.ready.clear()
+			r.toolQ.clear()
+			r.otherQ.clear()
+		}
+		r.settle(i, StatusFailed, attempt, out, err, dur)
+	}
+}
+
+// settle records step i's result, writes its plan_step line, and makes
+// ready the dependents it was the last dependency of, unless the plan has
+// stopped.
+func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.Duration) {
+	res := &r.res[i]
+	res.state, res.status, res.out, res.err = stSettled, st, out, err
+	r.order = append(r.order, i)
+	s := &r.prog.Steps[i]
+	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err})
+	if r.stopped || r.canceled {
+		return
+	}
+	for _, d := range s.Dependents {
+		if r.remaining[d]--; r.remaining[d] == 0 {
+			r.ready.push(d)
+		}
+	}
+}
+
+// cancel handles the cancel landing: every step not yet dispatched settles
+// skipped with CanceledBeforeRun, in plan order, and nothing more is
+// dispatched or retried (S22). After a fail-stop the outcome stays failed:
+// the plan had already stopped.
+func (r *run) cancel() {
+	r.cancelSeen = true
+	if r.stopped || r.canceled {
+		return
+	}
+	r.canceled = true
+	r.ready.clear()
+	r.toolQ.clear()
+	r.otherQ.clear()
+	for i := range r.res {
+		if st := r.res[i].state; st == stPending || st == stQueued {
+			r.settle(int32(i), StatusSkipped, 0, "", CanceledBeforeRun, 0)
+		}
+	}
+}
+
+// errText is an error's text for the report; a failure always has one.
+func errText(err error) string {
+	if s := err.Error(); s != "" {
+		return s
+	}
+	return "the step failed without a message"
+}
