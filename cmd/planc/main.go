@@ -53,6 +53,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		checkCommand,
+		dumpIRCommand,
 		versionCommand,
 	}
 }
