@@ -47,6 +47,14 @@ type scanner struct {
 
 	values  []ast.Value // slab for value nodes
 	members []ast.Member
+
+	// Members and elements are gathered on these stacks while a container
+	// is open and carved into an exact-size slice from a slab when it
+	// closes: no append growth garbage, few allocations.
+	memStack []*ast.Member
+	valStack []*ast.Value
+	memPtrs  []*ast.Member
+	valPtrs  []*ast.Value
 }
 
 func newScanner(src []byte, lim Limits) *scanner {
@@ -260,6 +268,7 @@ func (p *scanner) object() *ast.Value {
 		return v
 	}
 	var seen map[string]*ast.Member
+	base := len(p.memStack)
 	for {
 		p.skipSpace()
 		if p.off >= len(p.src) || p.src[p.off] != '"' {
@@ -287,13 +296,13 @@ func (p *scanner) object() *ast.Value {
 		if val == nil {
 			return nil
 		}
-		if dup := p.lookup(v, &seen, key); dup != nil {
+		if dup := lookup(p.memStack[base:], &seen, key); dup != nil {
 			p.diags = append(p.diags, ast.Diagnostic{Span: keySpan, Severity: ast.Error, Code: CodeDuplicateKey,
 				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, dup.KeySpan.Start)})
 		} else {
 			m := p.newMember()
 			m.Key, m.KeySpan, m.Value = key, keySpan, val
-			v.Members = append(v.Members, m)
+			p.memStack = append(p.memStack, m)
 			if seen != nil {
 				seen[key] = m
 			}
@@ -309,6 +318,8 @@ func (p *scanner) object() *ast.Value {
 		case '}':
 			p.off++
 			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+			v.Members = p.carveMembers(p.memStack[base:])
+			p.memStack = p.memStack[:base]
 			return v
 		default:
 			p.unexpected(`"," or "}" after an object member`)
@@ -319,18 +330,18 @@ func (p *scanner) object() *ast.Value {
 
 // lookup finds key among v's members: a linear scan for small objects, a
 // map once an object grows, so a huge object stays linear.
-func (p *scanner) lookup(v *ast.Value, seen *map[string]*ast.Member, key string) *ast.Member {
+func lookup(members []*ast.Member, seen *map[string]*ast.Member, key string) *ast.Member {
 	if *seen != nil {
 		return (*seen)[key]
 	}
-	for _, m := range v.Members {
+	for _, m := range members {
 		if m.Key == key {
 			return m
 		}
 	}
-	if len(v.Members) >= 16 {
-		*seen = make(map[string]*ast.Member, 2*len(v.Members))
-		for _, m := range v.Members {
+	if len(members) >= 16 {
+		*seen = make(map[string]*ast.Member, 2*len(members))
+		for _, m := range members {
 			(*seen)[m.Key] = m
 		}
 	}
@@ -351,6 +362,7 @@ func (p *scanner) array() *ast.Value {
 		v.Span = ast.Span{Start: start, End: p.pos(p.off)}
 		return v
 	}
+	base := len(p.valStack)
 	for {
 		p.skipSpace()
 		if p.off < len(p.src) && p.src[p.off] == ']' {
@@ -361,7 +373,7 @@ func (p *scanner) array() *ast.Value {
 		if e == nil {
 			return nil
 		}
-		v.Elems = append(v.Elems, e)
+		p.valStack = append(p.valStack, e)
 		p.skipSpace()
 		if p.off >= len(p.src) {
 			p.unexpected(`"," or "]"`)
@@ -373,12 +385,34 @@ func (p *scanner) array() *ast.Value {
 		case ']':
 			p.off++
 			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+			v.Elems = p.carveValues(p.valStack[base:])
+			p.valStack = p.valStack[:base]
 			return v
 		default:
 			p.unexpected(`"," or "]" after a list element`)
 			return nil
 		}
 	}
+}
+
+// carveMembers copies ms into an exact-size slice cut from a slab.
+func (p *scanner) carveMembers(ms []*ast.Member) []*ast.Member {
+	if len(ms) > cap(p.memPtrs)-len(p.memPtrs) {
+		p.memPtrs = make([]*ast.Member, 0, max(1024, len(ms)))
+	}
+	i := len(p.memPtrs)
+	p.memPtrs = append(p.memPtrs, ms...)
+	return p.memPtrs[i:len(p.memPtrs):len(p.memPtrs)]
+}
+
+// carveValues copies vs into an exact-size slice cut from a slab.
+func (p *scanner) carveValues(vs []*ast.Value) []*ast.Value {
+	if len(vs) > cap(p.valPtrs)-len(p.valPtrs) {
+		p.valPtrs = make([]*ast.Value, 0, max(1024, len(vs)))
+	}
+	i := len(p.valPtrs)
+	p.valPtrs = append(p.valPtrs, vs...)
+	return p.valPtrs[i:len(p.valPtrs):len(p.valPtrs)]
 }
 
 func (p *scanner) stringValue() *ast.Value {
