@@ -54,7 +54,11 @@ func commands() []*command {
 	return []*command{
 		checkCommand,
 		dumpIRCommand,
+		runCommand,
+		graphCommand,
+		traceCommand,
 		versionCommand,
+		shimCommand,
 	}
 }
 
@@ -135,6 +139,9 @@ func writeUsage(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("usage: planc COMMAND [ARGS]\n\ncommands:\n")
 	for _, c := range commands() {
+		if strings.HasPrefix(c.name, "__") {
+			continue // internal commands, such as the shell shim
+		}
 		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
 	}
 	b.WriteString("\nrun planc help COMMAND for a command's flags\n")

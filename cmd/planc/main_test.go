@@ -166,3 +166,12 @@ func TestParseInterspersed(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpHidesInternalCommands: the shell shim is a command of planc's
+// own binary but not for people, so help does not list it.
+func TestHelpHidesInternalCommands(t *testing.T) {
+	got := run(t, "", "help")
+	if strings.Contains(got.Stdout, "__") || !strings.Contains(got.Stdout, "  run ") {
+		t.Errorf("help lists internal commands or misses run:\n%s", got.Stdout)
+	}
+}

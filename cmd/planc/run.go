@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
+)
+
+// exitCanceled is run's exit status for a cancelled plan (cli.md).
+const exitCanceled = host.ExitCanceled
+
+// abortGrace is how long a second SIGINT waits for the killed plan to wind
+// down before planc exits regardless.
+const abortGrace = 3 * time.Second
+
+// runCommand is planc run (cli.md).
+var runCommand = &command{
+	name:    "run",
+	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
+	usage: `usage: planc run [--capsule FILE] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress] [--quiet] PLAN
+
+Validates PLAN (a path, or - for standard input), writes it into the
+session's runtime directory as plans/plan-<n>.json, reads it back from
+there, runs it, and prints the report as JSON on standard output. When the
+plan does not complete, its summary line goes to standard error. SIGINT or
+SIGTERM cancels the plan; a second one ends it at once.
+
+flags:
+  --capsule FILE       the capsule manifest (default: the embedded one, with
+                       the built-in tools, no shell binaries, nothing to spawn)
+  --session DIR        reuse the session directory DIR; the plan gets the
+                       next number (default: a new session under
+                       .planc/sessions/)
+  --max-parallel N     run at most N shell and capsule steps at once
+                       (default 0: no cap)
+  --shell-timeout D    the bound of every shell step, e.g. 90s (default: the
+                       manifest's capabilities.shell.timeout, else 10m)
+  --progress           show the live view even when standard error is not a
+                       terminal
+  --quiet              never show the live view
+
+exit status: 0 the plan completed, 1 it did not complete, 2 it was refused
+before any step ran (or a usage error), 3 it was cancelled
+`,
+	run: runRun,
+}
+
+// runRun implements planc run.
+func runRun(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	capsule := fs.String("capsule", "", "")
+	session := fs.String("session", "", "")
+	maxParallel := fs.Int("max-parallel", 0, "")
+	shellTimeout := fs.Duration("shell-timeout", 0, "")
+	progress := fs.Bool("progress", false, "")
+	quiet := fs.Bool("quiet", false, "")
+	paths, status, ok := e.parseArgs(c, fs, args)
+	switch {
+	case !ok:
+		return status
+	case len(paths) != 1:
+		return e.usageError(c, "give exactly one plan (a path, or - for standard input)")
+	case *capsule == stdinName && paths[0] == stdinName:
+		return e.usageError(c, "standard input (-) given more than once; name it once")
+	case *maxParallel < 0:
+		return e.usageError(c, "--max-parallel must be 0 (no cap) or more")
+	case *shellTimeout < 0:
+		return e.usageError(c, "--shell-timeout must be a positive duration such as 90s")
+	case *progress && *quiet:
+		return e.usageError(c, "--progress and --quiet contradict each other; give one")
+	}
+
+	m, manifestDir := host.DefaultManifest(), ""
+	if *capsule != "" {
+		var ds []fileDiag
+		var err error
+		if m, ds, err = e.loadManifest(*capsule); err != nil {
+			fmt.Fprintf(e.stderr, "planc run: capsule manifest: %v\n", err)
+			return exitUsage
+		}
+		if m == nil {
+			sortDiags(ds)
+			writeText(e.stderr, ds)
+			return exitUsage
+		}
+		manifestDir = filepath.Dir(*capsule)
+	}
+	if err := host.Admit(m); err != nil {
+		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
+		return exitUsage
+	}
+	src, _, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
+		return exitUsage
+	}
+	sortDiags(ds)
+	writeText(e.stderr, ds) // warnings too, as check prints them
+	if failing(ds, false) {
+		return exitUsage
+	}
+
+	cfg := host.Config{
+		Plan:         src.src,
+		Manifest:     m,
+		ManifestDir:  manifestDir,
+		SessionDir:   *session,
+		MaxParallel:  *maxParallel,
+		ShellTimeout: *shellTimeout,
+		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) },
+	}
+	if view := newProgressView(e.stderr, *progress, *quiet); view != nil {
+		cfg.Observe = view.observe
+		defer view.stop()
+	}
+	res, err := runWithSignals(e, &cfg)
+	return e.finishRun(src, res, err)
+}
+
+// runWithSignals runs the plan with SIGINT and SIGTERM wired to it: the
+// first cancels the plan (S22), a second ends it at once, killing the
+// scope; if the plan has not wound down abortGrace later, planc exits 3.
+func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	abort := make(chan struct{})
+	cfg.Abort = abort
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			close(abort)
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(abortGrace):
+			fmt.Fprintln(e.stderr, "planc run: ended at once; the plan did not wind down in time")
+			os.Exit(exitCanceled)
+		case <-done:
+		}
+	}()
+	return host.Run(ctx, *cfg)
+}
+
+// finishRun prints the outcome of host.Run and returns the exit status:
+// refusals on standard error (diagnostics as check prints them), the
+// report on standard output, and the summary line when the plan did not
+// complete.
+func (e *env) finishRun(src *source, res *host.Result, err error) int {
+	var re *host.RefusedError
+	switch {
+	case errors.As(err, &re) && len(re.Diagnostics) > 0:
+		ds := attach(&source{name: src.name, src: re.Source}, re.Diagnostics)
+		sortDiags(ds)
+		writeText(e.stderr, onlyErrors(ds))
+	case err != nil:
+		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
+	}
+	if res == nil {
+		return host.ExitStatus(res, err)
+	}
+	if werr := encodeJSON(e.stdout, res.Report); werr != nil {
+		return e.writeFailed(werr)
+	}
+	if !res.Report.Completed {
+		fmt.Fprintln(e.stderr, res.Report.Summary)
+	}
+	return host.ExitStatus(res, err)
+}
+
+// onlyErrors drops warnings: they were printed before the run.
+func onlyErrors(ds []fileDiag) []fileDiag {
+	var out []fileDiag
+	for _, d := range ds {
+		if d.Severity == ast.Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+package host
+
+import "regexp"
+
+func regexpMatch(re, s string) bool { return regexp.MustCompile("^" + re + "$").MatchString(s) }

@@ -1,0 +1,156 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
+)
+
+// CapsuleUnsupported is the error of every capsule step: sub-capsules come
+// with the roost, which this runtime does not have yet.
+const CapsuleUnsupported = "capsule steps are not supported by this runtime yet"
+
+// runHost is planc run's vm.Host for one plan: built-in tools, shell steps
+// in the plan's cgroup scope, the step refusals, and the session's trace.
+type runHost struct {
+	prog    *ir.Program
+	trace   *Trace
+	tools   *Builtins
+	checker refuser // nil: nothing to refuse
+	scope   shellScope
+	shell   shellSpec
+	session *Session
+	planN   int
+	workDir string
+	// plansDir is the session's plans/, absolute: protected like a
+	// read_only path, but by the runtime.
+	plansDir string
+	observe  func(*ir.Program, vm.Event)
+}
+
+// refuser is the step refusal check: host/protect's *Checker.
+type refuser interface {
+	Tool(tool string, input json.RawMessage, info protect.ToolInfo) *protect.Refusal
+	Shell(argv []string, commandLine string) *protect.Refusal
+}
+
+// shellScope runs shell steps inside the plan's delegated cgroup v2 scope:
+// host/shell's *Scope.
+type shellScope interface {
+	Run(ctx context.Context, sp shell.Spec) shell.Result
+	// Kill ends every process in the scope at once.
+	Kill() error
+	// Close removes the scope once nothing runs in it.
+	Close() error
+	// ProtectionOff is "" when the kernel protects Spec.Protect, else one
+	// line saying why not.
+	ProtectionOff() string
+}
+
+// shellSpec is what every shell step of a plan shares.
+type shellSpec struct {
+	dir     string        // the working directory
+	timeout time.Duration // the bound (S20)
+	protect []string      // absolute paths no step may write under
+}
+
+var _ vm.Host = (*runHost)(nil)
+
+// Refuse implements vm.Host: the read_only and hook refusals, each with
+// its trace line.
+func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
+	if h.checker == nil {
+		return nil
+	}
+	var r *protect.Refusal
+	switch c.Step.Kind {
+	case ir.KindTool:
+		r = h.checker.Tool(c.Step.Target, c.Input, protect.ToolInfo{Builtin: IsBuiltin(c.Step.Target)})
+	case ir.KindShell:
+		r = h.checker.Shell(c.Step.Argv, c.Step.Target)
+	}
+	if r == nil {
+		return nil
+	}
+	if r.Kind == protect.CallDenied {
+		h.trace.CallDenied(c.PlanID, c.Step.ID, r.Hook, r.On)
+		return errors.New(r.Message)
+	}
+	h.trace.ProtectedPathDenied(c.PlanID, c.Step.ID, r.Path)
+	if r.ReadOnly == h.plansDir {
+		// The session's plans/ is protected by the runtime, not by a
+		// read_only entry the capsule could drop.
+		return fmt.Errorf("refused: step writes %q, under the session's plan files (%s), which no step may change", r.Path, PlansDir)
+	}
+	return errors.New(r.Message)
+}
+
+// CallTool implements vm.Host with the built-in tools.
+func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
+	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
+	return h.cut(c, out, err)
+}
+
+// RunShell implements vm.Host: the step runs in a leaf cgroup of the
+// plan's scope.
+func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
+	if h.scope == nil {
+		return "", errors.New("no cgroup scope is open for shell steps")
+	}
+	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect})
+	return h.cut(c, string(r.Output), r.Err)
+}
+
+// SpawnCapsule implements vm.Host: capsule steps fail until the roost
+// exists.
+func (h *runHost) SpawnCapsule(context.Context, vm.Call) (string, error) {
+	return "", errors.New(CapsuleUnsupported)
+}
+
+// Trace implements vm.Host: the event goes to trace.jsonl, then to the
+// observer (the live view).
+func (h *runHost) Trace(e vm.Event) {
+	h.trace.Event(e)
+	if h.observe != nil {
+		h.observe(h.prog, e)
+	}
+}
+
+// cut applies S20 to a dispatch's output, keeping the whole text under
+// outputs/plan-<n>/ when it is cut. A failure to keep it fails the step.
+func (h *runHost) cut(c vm.Call, out string, err error) (string, error) {
+	if len(out) <= OutputLimit {
+		return out, err
+	}
+	rel := filepath.Join(OutputsDir, "plan-"+strconv.Itoa(h.planN), outputName(c.Step.ID, c.Index))
+	path := filepath.Join(h.session.Dir, rel)
+	cut, werr := CutOutput(out, OutputLimit, path, shownPath(h.workDir, path))
+	if werr != nil {
+		return out[:cutPoint(out, OutputLimit)], errors.Join(err, errors.New("the output is over 64 KiB and its whole text could not be kept: "+werr.Error()))
+	}
+	return cut, err
+}
+
+// shownPath is how a cut output's mark names the file holding the whole
+// text: relative to the working directory when the file lies under it (a
+// later step, running there, can open it so), absolute otherwise.
+func shownPath(workDir, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return abs
+}

@@ -1,0 +1,39 @@
+package host
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
+)
+
+// defaultManifestJSON is the manifest `planc run` uses without --capsule:
+// the four built-in tools, no shell binaries, nothing to spawn, and the
+// plan.submit grant (runtime.md, "Capsule manifest").
+//
+//go:embed default-capsule.json
+var defaultManifestJSON []byte
+
+// DefaultManifestName is the embedded default manifest's capsule name.
+const DefaultManifestName = "local/planc"
+
+// DefaultManifest returns the embedded default manifest, freshly parsed:
+// the caller may keep or change it.
+func DefaultManifest() *ast.Manifest {
+	m, ds := parser.ParseManifest(defaultManifestJSON, parser.DefaultLimits())
+	if m == nil || ast.HasErrors(ds) {
+		panic(fmt.Sprintf("host: the embedded default manifest is refused: %v", ds))
+	}
+	return m
+}
+
+// Admit refuses a manifest that does not grant capabilities.plan.submit: a
+// capsule without the grant has no submit-plan tool, so `planc run` has
+// nothing to run a plan with (runtime.md).
+func Admit(m *ast.Manifest) error {
+	if m.Capabilities.PlanSubmit {
+		return nil
+	}
+	return &RefusedError{Msg: fmt.Sprintf("capsule %q is not granted capabilities.plan.submit, so it cannot submit a plan; add \"plan\": {\"submit\": true} to its \"capabilities\"", m.Name)}
+}

@@ -1,0 +1,77 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// OutputLimit is the longest output a step's result carries (semantics
+// S20): a longer one is cut to this many bytes and marked, and kept whole
+// under the session's outputs/.
+const OutputLimit = 64 << 10
+
+// cutPoint returns the length of the longest prefix of s of at most limit
+// bytes that ends on a UTF-8 boundary: it never splits a character.
+func cutPoint(s string, limit int) int {
+	if len(s) <= limit {
+		return len(s)
+	}
+	i := limit
+	// Back up over at most UTFMax-1 continuation bytes to a rune start.
+	for j := 0; j < utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]); j++ {
+		i--
+	}
+	return i
+}
+
+// CutOutput applies S20 to out: when it is over limit bytes, the whole text
+// is written to path and the result is the first bytes up to limit (on a
+// UTF-8 boundary) followed by "\n[cut: N bytes in all; whole text at
+// SHOWN]". An output within the limit is returned as it is.
+func CutOutput(out string, limit int, path, shown string) (string, error) {
+	if len(out) <= limit {
+		return out, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		return "", err
+	}
+	i := cutPoint(out, limit)
+	return out[:i] + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", len(out), shown), nil
+}
+
+// outputName is the file name of a step's whole output: the step id, with
+// every byte outside [A-Za-z0-9._-] replaced by "_" (step ids may hold any
+// character, S4), and the step's index added when that changed the id, so
+// two ids never share a file. "." and ".." get the index too.
+func outputName(stepID string, index int) string {
+	var b strings.Builder
+	changed := stepID == "" || stepID == "." || stepID == ".."
+	for i := 0; i < len(stepID); i++ {
+		c := stepID[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('_')
+			changed = true
+		}
+	}
+	name := b.String()
+	if changed || len(name) > 200 {
+		name = truncate(name, 200) + "-" + strconv.Itoa(index)
+	}
+	return name + ".txt"
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -1,0 +1,285 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// scopeSys is the Linux part of a Scope.
+type scopeSys struct {
+	dir  string // the scope's cgroup directory
+	seq  int    // the last leaf's number
+	lock string // how a step is kept from undoing its protection: lockLandlock, lockCaps; "" when protection is off
+	off  string // why protection is off, "" when it is on
+
+	perStep  bool                // a shim per protected step, no spawner (tests)
+	spawnMu  sync.Mutex          // held while a spawner starts
+	spawners map[string]*spawner // by protected paths
+}
+
+// Probe reports why no scope could be opened here, without creating one
+// that stays: it finds this process's cgroup v2 and checks that a child can
+// be created there and its cgroup.procs written. Its error's text is the
+// <why> of E-RUN-012.
+func Probe() error {
+	dir, err := ownCgroupDir()
+	if err != nil {
+		return err
+	}
+	if err := checkDelegated(dir); err != nil {
+		return err
+	}
+	child, err := makeChild(dir, "planc-probe-"+strconv.Itoa(os.Getpid()))
+	if err != nil {
+		return err
+	}
+	return unix.Rmdir(child)
+}
+
+// OpenScope creates the cgroup v2 scope name (the host passes
+// planc-<session>-<plan n>) as a child of this process's own cgroup, after
+// checking that processes can be moved into it. Its error's text is the
+// <why> of E-RUN-012 (see ScopeRefusal). It also marks every descriptor of
+// this process from 3 up close-on-exec, so that none that it inherited
+// reaches a step.
+func OpenScope(name string) (*Scope, error) {
+	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
+		return nil, fmt.Errorf("bad scope name %q", name)
+	}
+	dir, err := ownCgroupDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDelegated(dir); err != nil {
+		return nil, err
+	}
+	child, err := makeChild(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scope{sys: scopeSys{dir: child}}
+	s.sys.lock, s.sys.off = protection()
+	// Steps get standard input, output and error only: no descriptor this
+	// process inherited without close-on-exec may reach them.
+	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	return s, nil
+}
+
+// Dir returns the scope's cgroup directory.
+func (s *Scope) Dir() string { return s.sys.dir }
+
+// ProtectionOff returns "" when the kernel enforces Spec.Protect, and
+// otherwise one line saying that the protection is off and why, for the
+// host to print once on standard error.
+func (s *Scope) ProtectionOff() string { return s.sys.off }
+
+// Kill sends SIGKILL to every process in the scope at once (a second
+// SIGINT); the steps running end with the error "killed: …", and later
+// Runs fail at once. It does not wait for the processes to be gone.
+func (s *Scope) Kill() error {
+	s.mu.Lock()
+	s.killed = true
+	s.mu.Unlock()
+	return killCgroup(s.sys.dir)
+}
+
+// Close kills whatever is left in the scope, waits for the Runs in flight
+// to return (they fail) and their processes to be gone, and removes every
+// leaf and the scope. Later Runs fail; calling it again does nothing.
+func (s *Scope) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	if err := killCgroup(s.sys.dir); err != nil {
+		return fmt.Errorf("killing %s: %w", s.sys.dir, err)
+	}
+	s.runs.Wait()
+	s.sys.spawnMu.Lock()
+	for _, spw := range s.sys.spawners {
+		spw.close()
+	}
+	s.sys.spawnMu.Unlock()
+	if err := waitEmpty(s.sys.dir); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(s.sys.dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var errs []error
+	for _, e := range ents {
+		if e.IsDir() {
+			errs = append(errs, removeCgroup(filepath.Join(s.sys.dir, e.Name())))
+		}
+	}
+	errs = append(errs, removeCgroup(s.sys.dir))
+	return errors.Join(errs...)
+}
+
+// start starts sp's main process, running path, inside a new leaf
+// cgroup of the scope, with out as its standard output and error: through
+// the scope's spawner when there is something to protect, through a shim
+// of its own when the request is too big for the spawner's socket, and
+// directly otherwise.
+func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
+	protect := cleanProtect(sp.Protect)
+	for _, p := range protect {
+		if !filepath.IsAbs(p) {
+			return nil, fmt.Errorf("protected path %q is not absolute", p)
+		}
+	}
+	if s.sys.lock == "" {
+		protect = nil
+	}
+	var spw *spawner
+	if len(protect) > 0 && !s.sys.perStep {
+		var err error
+		if spw, err = s.spawnerFor(protect); err != nil {
+			return nil, err
+		}
+	}
+	l, err := s.newLeaf("step")
+	if err != nil {
+		return nil, err
+	}
+	if spw != nil {
+		wait, err := spw.spawn(spawnRequest{File: path, Argv: sp.Argv, Dir: sp.Dir, Env: sp.Env}, out, l.fd)
+		if err == nil {
+			l.closeFD()
+			l.waitFn = wait
+			return l, nil
+		}
+		if !errors.Is(err, errTooBig) {
+			l.finish()
+			return nil, err
+		}
+	}
+	cmd := &exec.Cmd{Path: path, Args: sp.Argv, Dir: sp.Dir, Env: sp.Env, Stdout: out, Stderr: out}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setsid:      true, // no terminal signal reaches the step
+		UseCgroupFD: true,
+		CgroupFD:    l.fd,
+	}
+	if len(protect) > 0 {
+		if err := s.viaShim(cmd, protect, l); err != nil {
+			l.finish()
+			return nil, err
+		}
+	}
+	err = cmd.Start()
+	l.closeFD()
+	if l.reportW != nil {
+		l.reportW.Close()
+	}
+	if err != nil {
+		l.finish()
+		return nil, err
+	}
+	l.waitFn = cmdStep{cmd}.wait
+	return l, nil
+}
+
+// newLeaf creates a leaf cgroup in the scope, named kind-N, and opens it
+// for CLONE_INTO_CGROUP.
+func (s *Scope) newLeaf(kind string) (*leaf, error) {
+	s.mu.Lock()
+	s.sys.seq++
+	name := kind + "-" + strconv.Itoa(s.sys.seq)
+	s.mu.Unlock()
+	dir, err := makeChild(s.sys.dir, name)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Rmdir(dir)
+		return nil, fmt.Errorf("opening %s: %w", dir, err)
+	}
+	return &leaf{dir: dir, fd: fd}, nil
+}
+
+// viaShim makes cmd run through `Shim __shim` (shim_linux.go), which makes
+// protect read-only for the step and then execs it; the shim reports a
+// failed set-up on fd 3.
+func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	l.report, l.reportW = r, w
+	args := append(s.shimArgs(protect), "--", cmd.Path)
+	cmd.Args = append(args, cmd.Args...)
+	cmd.Path = args[0]
+	cmd.ExtraFiles = []*os.File{w}
+	return nil
+}
+
+// shimArgs returns the shim's command line up to its mode.
+func (s *Scope) shimArgs(protect []string) []string {
+	shim := s.Shim
+	if shim == "" {
+		shim = "/proc/self/exe"
+	}
+	args := []string{shim, ShimCommand, "-lock", s.sys.lock}
+	for _, p := range protect {
+		args = append(args, "-ro", p)
+	}
+	return args
+}
+
+// leaf is one step's leaf cgroup, and how to wait for its main process.
+type leaf struct {
+	dir     string
+	fd      int // dir, open for CLONE_INTO_CGROUP; -1 once closed
+	waitFn  func() (syscall.WaitStatus, error)
+	report  *os.File // read end of the shim's report pipe, or nil
+	reportW *os.File // its write end
+}
+
+func (l *leaf) closeFD() {
+	if l.fd >= 0 {
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}
+
+func (l *leaf) wait() (syscall.WaitStatus, error) { return l.waitFn() }
+
+func (l *leaf) signal(sig syscall.Signal) { signalCgroup(l.dir, sig) }
+
+func (l *leaf) kill() { killCgroup(l.dir) }
+
+func (l *leaf) finish() (setup, err error) {
+	l.closeFD()
+	err = removeCgroup(l.dir)
+	if l.report != nil {
+		l.reportW.Close()
+		if msg, _ := io.ReadAll(l.report); len(msg) > 0 {
+			setup = errors.New(string(msg))
+		}
+		l.report.Close()
+	}
+	return setup, err
+}
+
+// signalName names sig as SIGTERM does.
+func signalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return n
+	}
+	return sig.String()
+}

@@ -1,0 +1,229 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Builtins are the runtime's built-in tools (runtime.md, "Tools"): small,
+// real, and enough to run the seed's example plan. Paths in their inputs
+// are relative to WorkDir unless absolute.
+type Builtins struct {
+	// WorkDir is the directory relative paths and globs start from.
+	WorkDir string
+	// NotesPath is the file notes appends to (SESSION/notes.md).
+	NotesPath string
+}
+
+// builtinTool is one built-in: its input fields and its body.
+type builtinTool struct {
+	fields []string // every field the input may have, the required first
+	need   int      // how many of fields are required
+	call   func(b *Builtins, in map[string]json.RawMessage) (string, error)
+}
+
+var builtinTools = map[string]builtinTool{
+	"repo-files": {fields: []string{"glob"}, need: 1, call: (*Builtins).repoFiles},
+	"notes":      {fields: []string{"body"}, need: 1, call: (*Builtins).notes},
+	"read-file":  {fields: []string{"path"}, need: 1, call: (*Builtins).readFile},
+	"write-file": {fields: []string{"path", "content"}, need: 2, call: (*Builtins).writeFile},
+}
+
+// IsBuiltin reports whether name is a built-in tool.
+func IsBuiltin(name string) bool { _, ok := builtinTools[name]; return ok }
+
+// Call runs the built-in tool name with input (nil is {}). A failing
+// result is an error; its text names the tool.
+func (b *Builtins) Call(_ context.Context, name string, input json.RawMessage) (string, error) {
+	t, ok := builtinTools[name]
+	if !ok {
+		return "", fmt.Errorf("%q is not a built-in tool", name)
+	}
+	in, err := t.decode(input)
+	if err == nil {
+		var out string
+		out, err = t.call(b, in)
+		if err == nil {
+			return out, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, err)
+}
+
+// decode checks the input's shape: an object with only the tool's fields,
+// every required one present.
+func (t builtinTool) decode(input json.RawMessage) (map[string]json.RawMessage, error) {
+	want := t.describe()
+	in := map[string]json.RawMessage{}
+	if len(bytes.TrimSpace(input)) > 0 {
+		if err := json.Unmarshal(input, &in); err != nil || in == nil {
+			return nil, fmt.Errorf("the input must be a JSON object %s", want)
+		}
+	}
+	var unknown []string
+	for k := range in {
+		if !slices.Contains(t.fields, k) {
+			unknown = append(unknown, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, fmt.Errorf("unknown input field %s; the input is %s", strings.Join(unknown, ", "), want)
+	}
+	for _, f := range t.fields[:t.need] {
+		if _, ok := in[f]; !ok {
+			return nil, fmt.Errorf("the input has no %q; the input is %s", f, want)
+		}
+	}
+	return in, nil
+}
+
+// describe returns the input's shape, e.g. {"path": "…", "content": "…"}.
+func (t builtinTool) describe() string {
+	parts := make([]string, len(t.fields))
+	for i, f := range t.fields {
+		parts[i] = fmt.Sprintf("%q: \"…\"", f)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// str returns input field f as a string; JSON null reads as "" when
+// nullOK (a reference to a step without output substitutes null, S8).
+func str(in map[string]json.RawMessage, f string, nullOK bool) (string, error) {
+	raw := in[f]
+	if string(raw) == "null" {
+		if nullOK {
+			return "", nil
+		}
+		return "", fmt.Errorf("%q is null; it must be a string (a reference to a step that produced no output reads as null)", f)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%q must be a string, not %s", f, jsonKind(raw))
+	}
+	return s, nil
+}
+
+// jsonKind names the JSON type of raw for messages.
+func jsonKind(raw json.RawMessage) string {
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0:
+		return "nothing"
+	case t[0] == '{':
+		return "an object"
+	case t[0] == '[':
+		return "a list"
+	case t[0] == 't' || t[0] == 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+// resolve returns a tool path relative to WorkDir unless absolute.
+func (b *Builtins) resolve(p string) (string, error) {
+	if p == "" {
+		return "", errors.New(`"path" is empty`)
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return "", errors.New(`"path" holds a NUL byte`)
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	return filepath.Join(b.WorkDir, p), nil
+}
+
+func (b *Builtins) repoFiles(in map[string]json.RawMessage) (string, error) {
+	pattern, err := str(in, "glob", false)
+	if err != nil {
+		return "", err
+	}
+	files, err := repoFiles(b.WorkDir, pattern)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(files, "\n"), nil
+}
+
+func (b *Builtins) notes(in map[string]json.RawMessage) (string, error) {
+	body, err := str(in, "body", true)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(body, "\n") {
+		body += "\n"
+	}
+	f, err := os.OpenFile(b.NotesPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write([]byte(body)) // one write: notes of concurrent runs do not interleave
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("appended %d bytes to %s", len(body), NotesFile), nil
+}
+
+func (b *Builtins) readFile(in map[string]json.RawMessage) (string, error) {
+	p, err := str(in, "path", false)
+	if err != nil {
+		return "", err
+	}
+	full, err := b.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(full)
+	if err != nil {
+		return "", pathErr(p, err)
+	}
+	return string(data), nil
+}
+
+func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
+	p, err := str(in, "path", false)
+	if err != nil {
+		return "", err
+	}
+	content, err := str(in, "content", true)
+	if err != nil {
+		return "", err
+	}
+	full, err := b.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	// Mode bits hold even for root, who would otherwise overwrite a
+	// read-only file such as the session's plan files.
+	if fi, err := os.Stat(full); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
+		return "", fmt.Errorf("%s is read-only", p)
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return "", pathErr(p, err)
+	}
+	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+		return "", pathErr(p, err)
+	}
+	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil
+}
+
+// pathErr rewords an *fs.PathError with the path as the plan wrote it.
+func pathErr(p string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s %s: %v", pe.Op, p, pe.Err)
+	}
+	return err
+}

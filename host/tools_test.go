@@ -1,0 +1,179 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// tree makes files (with their directories) under dir.
+func tree(t *testing.T, dir string, files ...string) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRepoFiles(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, "go.mod", "a.go", "src/b.go", "src/x/c.go", "src/x/y/d.txt", "tests/t1.txt", "tests/deep/t2.txt",
+		".git/config", "src/.git/HEAD", ".planc/sessions/s/trace.jsonl", "z/.planc/kept.go")
+	for _, tc := range []struct {
+		glob string
+		want []string
+	}{
+		{"**", []string{"a.go", "go.mod", "src/b.go", "src/x/c.go", "src/x/y/d.txt", "tests/deep/t2.txt", "tests/t1.txt", "z/.planc/kept.go"}},
+		{"**/*.go", []string{"a.go", "src/b.go", "src/x/c.go", "z/.planc/kept.go"}},
+		{"src/**/*.go", []string{"src/b.go", "src/x/c.go"}},
+		{"src/**", []string{"src/b.go", "src/x/c.go", "src/x/y/d.txt"}},
+		{"tests/**", []string{"tests/deep/t2.txt", "tests/t1.txt"}},
+		{"*.go", []string{"a.go"}},
+		{"src/*/c.go", []string{"src/x/c.go"}},
+		{"src/**/y/*", []string{"src/x/y/d.txt"}},
+		{"go.mod", []string{"go.mod"}},
+		{"nothing/**", nil},
+		{"src/x", nil}, // a directory is not a file
+	} {
+		got, err := repoFiles(dir, tc.glob)
+		if err != nil {
+			t.Errorf("%q: %v", tc.glob, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.glob, diff)
+		}
+	}
+	for _, bad := range []string{"", "/etc/*", "../x", "a/./b", "src/[", "a//b"} {
+		if _, err := repoFiles(dir, bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+func TestBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, "in.txt", "src/a.go")
+	b := &Builtins{WorkDir: dir, NotesPath: filepath.Join(dir, "notes.md")}
+	call := func(tool, input string) (string, error) {
+		var raw json.RawMessage
+		if input != "" {
+			raw = json.RawMessage(input)
+		}
+		return b.Call(context.Background(), tool, raw)
+	}
+	for _, tc := range []struct {
+		tool, input, want, err string
+	}{
+		{tool: "repo-files", input: `{"glob": "**/*.go"}`, want: "src/a.go"},
+		{tool: "read-file", input: `{"path": "in.txt"}`, want: "in.txt"},
+		{tool: "write-file", input: `{"path": "out/new.txt", "content": "héllo"}`, want: "wrote 6 bytes to out/new.txt"},
+		{tool: "read-file", input: `{"path": "out/new.txt"}`, want: "héllo"},
+		{tool: "notes", input: `{"body": "first"}`, want: "appended 6 bytes to notes.md"},
+		{tool: "notes", input: `{"body": null}`, want: "appended 1 bytes to notes.md"},
+		{tool: "notes", input: `{"body": "second\n"}`, want: "appended 7 bytes to notes.md"},
+		{tool: "repo-files", input: `{"glob": "*", "limit": 3, "dir": "x"}`, err: `repo-files: unknown input field "dir", "limit"; the input is {"glob": "…"}`},
+		{tool: "write-file", input: `{"path": "x"}`, err: `write-file: the input has no "content"; the input is {"path": "…", "content": "…"}`},
+		{tool: "read-file", input: "", err: `read-file: the input has no "path"`},
+		{tool: "read-file", input: `"in.txt"`, err: `read-file: the input must be a JSON object {"path": "…"}`},
+		{tool: "read-file", input: `{"path": 3}`, err: `read-file: "path" must be a string, not a number`},
+		{tool: "read-file", input: `{"path": null}`, err: `read-file: "path" is null`},
+		{tool: "read-file", input: `{"path": "missing.txt"}`, err: "read-file: open missing.txt: no such file or directory"},
+		{tool: "repo-files", input: `{"glob": "../*"}`, err: `repo-files: the glob "../*" has an empty, "." or ".." segment`},
+		{tool: "nope", input: `{}`, err: `"nope" is not a built-in tool`},
+	} {
+		got, err := call(tc.tool, tc.input)
+		switch {
+		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+			t.Errorf("%s %s: error %v, want %q…", tc.tool, tc.input, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s %s: %v", tc.tool, tc.input, err)
+		case tc.err == "" && got != tc.want:
+			t.Errorf("%s %s: %q, want %q", tc.tool, tc.input, got, tc.want)
+		}
+	}
+	notes, _ := os.ReadFile(b.NotesPath)
+	if string(notes) != "first\n\nsecond\n" {
+		t.Errorf("notes.md: %q", notes)
+	}
+	// write-file respects a read-only file, even as root.
+	ro := filepath.Join(dir, "ro.txt")
+	tree(t, dir, "ro.txt")
+	if err := os.Chmod(ro, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call("write-file", `{"path": "ro.txt", "content": "x"}`); err == nil || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("write-file on a read-only file: %v", err)
+	}
+	if b, _ := os.ReadFile(ro); string(b) != "ro.txt" {
+		t.Errorf("the read-only file was changed: %q", b)
+	}
+}
+
+func TestCutOutput(t *testing.T) {
+	dir := t.TempDir()
+	small := strings.Repeat("a", OutputLimit)
+	if got, err := CutOutput(small, OutputLimit, filepath.Join(dir, "x.txt"), "x.txt"); err != nil || got != small {
+		t.Errorf("an output of exactly the limit was changed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
+		t.Error("an output within the limit was kept in a file")
+	}
+	// A 3-byte character straddles the limit: the cut backs off to its start.
+	big := strings.Repeat("a", OutputLimit-1) + "€" + strings.Repeat("b", 100)
+	path := filepath.Join(dir, "outputs", "plan-1", "s.txt")
+	got, err := CutOutput(big, OutputLimit, path, "SHOWN/s.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("a", OutputLimit-1) + "\n[cut: " + itoa(len(big)) + " bytes in all; whole text at SHOWN/s.txt]"
+	if got != want {
+		t.Errorf("cut text ends %q, want %q", got[len(got)-80:], want[len(want)-80:])
+	}
+	if !utf8.ValidString(got) {
+		t.Error("the cut text is not valid UTF-8")
+	}
+	if whole, _ := os.ReadFile(path); string(whole) != big {
+		t.Errorf("the whole text kept has %d bytes, want %d", len(whole), len(big))
+	}
+	for _, tc := range []struct {
+		id   string
+		i    int
+		want string
+	}{{"build", 0, "build.txt"}, {"a/b", 3, "a_b-3.txt"}, {"..", 1, "..-1.txt"}, {"ünï", 2, "____-2.txt"}} {
+		if got := outputName(tc.id, tc.i); got != tc.want && !(tc.id == "ünï" && strings.HasSuffix(got, "-2.txt")) {
+			t.Errorf("outputName(%q) = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+}
+
+func TestDefaultManifest(t *testing.T) {
+	m := DefaultManifest()
+	if m.Name != DefaultManifestName || !m.Capabilities.PlanSubmit || len(m.Capabilities.ShellAllow) != 0 || len(m.Capabilities.SpawnAllow) != 0 {
+		t.Errorf("default manifest: %+v", m)
+	}
+	var tools []string
+	for _, b := range m.Tools.Builtin {
+		tools = append(tools, b.Name)
+		if !IsBuiltin(b.Name) {
+			t.Errorf("%q is not a built-in", b.Name)
+		}
+	}
+	if len(tools) != 4 {
+		t.Errorf("tools %v", tools)
+	}
+	if err := Admit(m); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,194 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
+)
+
+// TraceFile is the trace's file name in the session directory.
+const TraceFile = "trace.jsonl"
+
+// tsLayout is RFC 3339 in UTC with all nine digits of the nanoseconds, so
+// every ts has the same width and sorts as text.
+const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+// The exit statuses of session_end.
+const (
+	ExitStatusOK       = "ok"
+	ExitStatusFailed   = "failed"
+	ExitStatusCanceled = "canceled"
+)
+
+// Trace writes a session's trace.jsonl (runtime.md, "Trace"): one JSON
+// object a line, each line written with a single write(2) on an O_APPEND
+// file, so that lines from several processes sharing the session never
+// interleave and a crash never leaves half a line behind an earlier one.
+// Every line starts with ts, event and session. The file is synced at
+// plan_end and session_end. A Trace is safe for concurrent use.
+type Trace struct {
+	mu      sync.Mutex
+	f       *os.File
+	session string
+	now     func() time.Time
+	buf     []byte
+	scratch []byte
+	err     error // the first write or sync error
+}
+
+// OpenTrace opens (creating it if need be) the trace file at path for
+// appending; every line it writes names session.
+func OpenTrace(path, session string) (*Trace, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Trace{f: f, session: session, now: time.Now}, nil
+}
+
+// Event writes one of the VM's events (plan_start, plan_step_start,
+// plan_step, plan_end); plan_end is synced.
+func (t *Trace) Event(e vm.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.scratch = e.AppendFields(t.scratch[:0])
+	// AppendFields starts with "event":"NAME", and the line wants session
+	// right after event: split there.
+	const head = `"event":"`
+	name, rest := t.scratch, []byte(nil)
+	if i := bytes.Index(t.scratch[len(head):], []byte(`",`)); i >= 0 {
+		name, rest = t.scratch[:len(head)+i+1], t.scratch[len(head)+i+2:]
+	}
+	t.write(name, rest, e.Kind == vm.PlanEnd)
+}
+
+// SessionStart writes session_start. spawnedBy and delegationID are ""
+// at top level, written as null.
+func (t *Trace) SessionStart(capsule, version, spawnedBy, delegationID string) {
+	f := appendStr(nil, "capsule", capsule)
+	f = appendStr(f, "version", version)
+	f = appendNullable(f, "spawned_by", spawnedBy)
+	f = appendNullable(f, "delegation_id", delegationID)
+	t.own("session_start", f, false)
+}
+
+// SessionEnd writes session_end with exit_status (ExitStatusOK,
+// ExitStatusFailed or ExitStatusCanceled) and syncs the file.
+func (t *Trace) SessionEnd(exitStatus string) {
+	t.own("session_end", appendStr(nil, "exit_status", exitStatus), true)
+}
+
+// ProtectedPathDenied writes protected_path_denied: a step refused for
+// writing under a protected path.
+func (t *Trace) ProtectedPathDenied(planID, stepID, path string) {
+	f := appendStr(nil, "plan_id", planID)
+	f = appendStr(f, "step_id", stepID)
+	f = appendStr(f, "path", path)
+	t.own("protected_path_denied", f, false)
+}
+
+// CallDenied writes call_denied: a step refused by the hook at index hook
+// of the manifest's hooks, bound to on.
+func (t *Trace) CallDenied(planID, stepID string, hook int, on string) {
+	f := appendStr(nil, "plan_id", planID)
+	f = appendStr(f, "step_id", stepID)
+	f = append(f, `,"hook":`...)
+	f = strconv.AppendInt(f, int64(hook), 10)
+	f = appendStr(f, "on", on)
+	t.own("call_denied", f, false)
+}
+
+// own writes a host event whose fields (each starting with a comma) are f.
+func (t *Trace) own(event string, f []byte, sync bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	name := append(append(t.scratch[:0], `"event":"`...), event...)
+	name = append(name, '"')
+	if len(f) > 0 {
+		f = f[1:] // write adds the comma after session
+	}
+	t.write(name, f, sync)
+}
+
+// write assembles {"ts":…,EVENT,"session":…,REST} and writes it with one
+// write(2). The caller holds t.mu.
+func (t *Trace) write(event, rest []byte, sync bool) {
+	b := append(t.buf[:0], `{"ts":"`...)
+	b = t.now().UTC().AppendFormat(b, tsLayout)
+	b = append(b, `",`...)
+	b = append(b, event...)
+	b = append(b, `,"session":`...)
+	b = ir.AppendJSONString(b, t.session)
+	if len(rest) > 0 {
+		b = append(b, ',')
+		b = append(b, rest...)
+	}
+	b = append(b, "}\n"...)
+	t.buf = b
+	if t.f == nil {
+		t.setErr(errors.New("trace: write after Close"))
+		return
+	}
+	// One write(2): on a regular file opened O_APPEND, the kernel places
+	// the whole buffer at the end at once.
+	if n, err := t.f.Write(b); err != nil || n != len(b) {
+		t.setErr(fmt.Errorf("trace: write %s: %v", t.f.Name(), err))
+	}
+	if sync {
+		if err := t.f.Sync(); err != nil {
+			t.setErr(fmt.Errorf("trace: sync %s: %v", t.f.Name(), err))
+		}
+	}
+}
+
+func (t *Trace) setErr(err error) {
+	if t.err == nil {
+		t.err = err
+	}
+}
+
+// Err returns the first error a write or a sync met, or nil.
+func (t *Trace) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+// Close closes the file and returns the first error met, if any.
+func (t *Trace) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.f == nil {
+		return t.err
+	}
+	if err := t.f.Close(); err != nil {
+		t.setErr(err)
+	}
+	t.f = nil
+	return t.err
+}
+
+// appendStr appends ,"key":"value".
+func appendStr(dst []byte, key, value string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return ir.AppendJSONString(dst, value)
+}
+
+// appendNullable appends ,"key":"value", or ,"key":null for "".
+func appendNullable(dst []byte, key, value string) []byte {
+	if value == "" {
+		dst = append(dst, ',', '"')
+		dst = append(dst, key...)
+		return append(dst, `":null`...)
+	}
+	return appendStr(dst, key, value)
+}
