@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/graph"
+	"github.com/planc/planc/ir"
+)
+
+// graphCommand is planc graph (cli.md).
+var graphCommand = &command{
+	name:    "graph",
+	summary: "draw a plan's dependency graph for Graphviz dot or Mermaid",
+	usage: `usage: planc graph [--capsule FILE] [--format dot|mermaid] PLAN
+
+Checks PLAN (a path, or - for standard input) as planc check does, lowers
+it, and prints its graph: one node per step, labelled with its id, kind and
+target, shaped and coloured by kind (tool: rounded box, blue; shell:
+parallelogram, green; capsule: component box, amber). A conditional step
+has a dashed border and its condition in the label (and, in dot, the
+tooltip); on_error skip or continue gives a bold border and a label line.
+Solid edges go from a dependency to its dependent. Dashed grey edges are
+the tool lane: the tool steps in the order they would be dispatched if
+every step ran and succeeded, one at a time (semantics S17).
+
+  planc graph plan.json | dot -Tsvg -o plan.svg
+
+flags:
+  --capsule FILE   the capsule manifest; turns on the capability rules
+  --format FORMAT  dot (the default: Graphviz) or mermaid (a flowchart)
+
+exit status: 0 printed, 1 the plan is refused (diagnostics on standard
+error, as planc check prints them), 2 usage error or unreadable file
+`,
+	run: runGraph,
+}
+
+// runGraph implements planc graph. Warnings go to standard error and do
+// not stop the drawing.
+func runGraph(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	capsule := fs.String("capsule", "", "")
+	format := &choiceFlag{value: "dot", choices: []string{"dot", "mermaid"}}
+	fs.Var(format, "format", "")
+	paths, status, ok := e.parseArgs(c, fs, args)
+	if !ok {
+		return status
+	}
+	if len(paths) != 1 {
+		return e.usageError(c, "give exactly one plan")
+	}
+	if *capsule == stdinName && paths[0] == stdinName {
+		return e.usageError(c, "standard input (-) given more than once; name it once")
+	}
+	var caps *check.Capabilities
+	var all []fileDiag
+	if *capsule != "" {
+		m, ds, err := e.loadManifest(*capsule)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "planc graph: capsule manifest: %v\n", err)
+			return exitUsage
+		}
+		if m == nil {
+			sortDiags(ds)
+			_ = writeText(e.stderr, ds)
+			return exitUsage
+		}
+		caps, all = check.CapabilitiesOf(m), ds
+	}
+	_, plan, ds, err := e.loadPlan(paths[0], caps)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc graph: %v\n", err)
+		return exitUsage
+	}
+	all = append(all, ds...)
+	sortDiags(all)
+	if len(all) > 0 {
+		if err := writeText(e.stderr, all); err != nil {
+			return e.writeFailed(err)
+		}
+	}
+	if plan == nil || failing(all, false) {
+		return exitFail
+	}
+	prog, err := ir.Lower(plan)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc graph: internal error: %v\n", err)
+		return exitFail
+	}
+	var out bytes.Buffer
+	if format.value == "mermaid" {
+		err = graph.WriteMermaid(&out, prog)
+	} else {
+		err = graph.WriteDOT(&out, prog)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc graph: internal error: %v\n", err)
+		return exitFail
+	}
+	if _, err := e.stdout.Write(out.Bytes()); err != nil {
+		return e.writeFailed(err)
+	}
+	return exitOK
+}

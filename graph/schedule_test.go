@@ -1,0 +1,212 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/graph"
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/parser"
+	"github.com/planc/planc/vm"
+)
+
+// lower parses and lowers a plan with id "p" whose steps are the given
+// JSON objects.
+func lower(t testing.TB, steps ...string) *ir.Program {
+	t.Helper()
+	return lowerSrc(t, `{"id": "p", "steps": [`+strings.Join(steps, ",\n")+`]}`)
+}
+
+func lowerSrc(t testing.TB, src string) *ir.Program {
+	t.Helper()
+	plan, ds := parser.ParsePlan([]byte(src), parser.DefaultLimits())
+	if len(ds) > 0 {
+		t.Fatalf("parse: %v\n%s", ds, src)
+	}
+	prog, err := ir.Lower(plan)
+	if err != nil {
+		t.Fatalf("lower: %v\n%s", err, src)
+	}
+	return prog
+}
+
+func ids(p *ir.Program, idx []int32) []string {
+	out := make([]string, len(idx))
+	for i, x := range idx {
+		out[i] = p.Steps[x].ID
+	}
+	return out
+}
+
+func ticks(p *ir.Program, s *graph.Schedule) [][]string {
+	out := make([][]string, len(s.Ticks))
+	for i, tk := range s.Ticks {
+		out[i] = ids(p, tk)
+	}
+	return out
+}
+
+func TestSimulate(t *testing.T) {
+	tests := []struct {
+		name   string
+		steps  []string
+		opts   graph.Options
+		ticks  [][]string
+		lane   []string
+		tickOf map[string]int
+	}{
+		{
+			name:  "empty",
+			ticks: [][]string{},
+		},
+		{
+			// S17: t2 became ready after t3 was queued, but it is earlier
+			// in plan order, so it goes first.
+			name: "plan order among ready tools",
+			steps: []string{
+				`{"id": "t1", "tool": "notes"}`,
+				`{"id": "sh", "shell": "echo"}`,
+				`{"id": "t2", "tool": "notes", "depends_on": ["sh"]}`,
+				`{"id": "t3", "tool": "notes"}`,
+			},
+			ticks: [][]string{{"t1", "sh"}, {"t2"}, {"t3"}},
+			lane:  []string{"t1", "t2", "t3"},
+		},
+		{
+			name: "shells and capsules start together, tools one at a time",
+			steps: []string{
+				`{"id": "a", "tool": "notes"}`,
+				`{"id": "b", "tool": "notes"}`,
+				`{"id": "c", "shell": "echo"}`,
+				`{"id": "d", "capsule": "worker", "input": "x"}`,
+				`{"id": "e", "shell": "echo", "depends_on": ["a", "c"]}`,
+			},
+			ticks:  [][]string{{"a", "c", "d"}, {"b", "e"}},
+			lane:   []string{"a", "b"},
+			tickOf: map[string]int{"a": 0, "b": 1, "c": 0, "d": 0, "e": 1},
+		},
+		{
+			name: "max parallel bounds shells, not the lane",
+			steps: []string{
+				`{"id": "s1", "shell": "echo"}`,
+				`{"id": "s2", "shell": "echo"}`,
+				`{"id": "s3", "shell": "echo"}`,
+				`{"id": "t", "tool": "notes"}`,
+			},
+			opts:  graph.Options{MaxParallel: 2},
+			ticks: [][]string{{"s1", "s2", "t"}, {"s3"}},
+			lane:  []string{"t"},
+		},
+		{
+			// Conditions are assumed to hold: the conditional step runs.
+			name: "seed refresh-fixtures",
+			steps: []string{
+				`{"id": "list", "tool": "repo-files", "input": {"glob": "tests/**"}}`,
+				`{"id": "check", "shell": "bash -c 'go test ./...'", "depends_on": ["list"]}`,
+				`{"id": "note", "tool": "notes", "depends_on": ["check"], "if": "$check.status == 'failed'", "input": {"body": "$check.output"}}`,
+			},
+			ticks: [][]string{{"list"}, {"check"}, {"note"}},
+			lane:  []string{"list", "note"},
+		},
+		{
+			name: "diamond",
+			steps: []string{
+				`{"id": "root", "shell": "echo"}`,
+				`{"id": "left", "tool": "notes", "depends_on": ["root"]}`,
+				`{"id": "right", "tool": "notes", "depends_on": ["root"]}`,
+				`{"id": "join", "capsule": "worker", "input": "x", "depends_on": ["right", "left"]}`,
+			},
+			ticks: [][]string{{"root"}, {"left"}, {"right"}, {"join"}},
+			lane:  []string{"left", "right"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := lower(t, tt.steps...)
+			s, err := graph.Simulate(p, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.ticks, ticks(p, s)); d != "" {
+				t.Errorf("ticks (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tt.lane, ids(p, s.ToolLane), cmpEmpty); d != "" {
+				t.Errorf("tool lane (-want +got):\n%s", d)
+			}
+			for id, want := range tt.tickOf {
+				for i := range p.Steps {
+					if p.Steps[i].ID == id && s.Tick[i] != want {
+						t.Errorf("Tick[%s] = %d, want %d", id, s.Tick[i], want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// cmpEmpty treats nil and empty slices alike.
+var cmpEmpty = cmp.Comparer(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 || cmp.Equal(a, b) })
+
+func TestSimulateInvalidProgram(t *testing.T) {
+	p := &ir.Program{ID: "p", Steps: []ir.Step{{ID: "a", Kind: ir.KindTool, Deps: []int32{0}}}}
+	if _, err := graph.Simulate(p, graph.Options{}); err == nil {
+		t.Fatal("want an error for a program that depends on itself")
+	}
+	if _, err := graph.Simulate(nil, graph.Options{}); err == nil {
+		t.Fatal("want an error for a nil program")
+	}
+}
+
+// orderHost records the order in which the VM dispatches tool steps.
+type orderHost struct {
+	vm.NopHost
+	mu    sync.Mutex
+	order []string
+}
+
+func (h *orderHost) CallTool(_ context.Context, c vm.Call) (string, error) {
+	h.mu.Lock()
+	h.order = append(h.order, c.Step.ID)
+	h.mu.Unlock()
+	return "", nil
+}
+
+// TestSimulateMatchesVM runs random tool-only plans through the real VM:
+// with one tool at a time, completions come one by one, so the VM's
+// dispatch order is deterministic and must be Simulate's tool lane.
+func TestSimulateMatchesVM(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 17))
+	for round := range 300 {
+		n := 1 + rng.IntN(12)
+		steps := make([]string, n)
+		for i := range n {
+			var deps []string
+			for j := range i {
+				if rng.IntN(4) == 0 {
+					deps = append(deps, fmt.Sprintf("%q", fmt.Sprintf("s%d", j)))
+				}
+			}
+			steps[i] = fmt.Sprintf(`{"id": "s%d", "tool": "notes", "depends_on": [%s]}`, i, strings.Join(deps, ", "))
+		}
+		// Shuffle the plan order so that dependencies point both ways.
+		rng.Shuffle(n, func(i, j int) { steps[i], steps[j] = steps[j], steps[i] })
+		p := lower(t, steps...)
+		s, err := graph.Simulate(p, graph.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &orderHost{}
+		if _, err := vm.Run(context.Background(), p, h, vm.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(h.order, ids(p, s.ToolLane)); d != "" {
+			t.Fatalf("round %d: lane differs from the VM's order (-vm +simulate):\n%s\nplan:\n%s", round, d, strings.Join(steps, "\n"))
+		}
+	}
+}

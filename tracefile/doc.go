@@ -1,0 +1,16 @@
+// Package tracefile reads what `planc run` leaves behind for people to
+// read afterwards: a session's trace.jsonl (runtime.md, "Trace") and its
+// session directory, following each delegation into the child session
+// directory it left under delegations/<delegation id>/. `planc trace`
+// is its command-line face: WriteSteps and WriteShow are its two views.
+//
+// Reading is forgiving by design, because a trace is most wanted when
+// something went wrong: a last line cut short, a line that is not JSON,
+// an unknown event, a missing session.json or delegation directory all
+// become Notes, and the rest is still read and shown. Nothing here panics
+// on any input.
+//
+// Read parses the lines; FromEvents groups them into a Session (its runs,
+// plans, step attempts, tasks and delegations); Open does both for a
+// directory or file and follows the delegations.
+package tracefile

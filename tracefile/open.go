@@ -1,0 +1,221 @@
+package tracefile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The names of a session directory's files (runtime.md, "Session and
+// runtime directory").
+const (
+	TraceFile       = "trace.jsonl"
+	SessionFile     = "session.json"
+	DelegationsDir  = "delegations"
+	CompletionFile  = "completion.json"
+	maxSessionBytes = 1 << 20 // session.json and completion.json are small
+)
+
+// MaxDepth bounds how deep Open follows delegations into child session
+// directories; deeper ones are listed with a note.
+const MaxDepth = 32
+
+// Open reads the session at path: a session directory (its trace.jsonl and
+// session.json) or a trace file (whose directory is taken as the session
+// directory). It follows every delegation into delegations/<id>/, the
+// child's own session directory, recursively.
+//
+// The error is for path itself: it does not exist, or is a directory with
+// neither trace.jsonl nor session.json. Everything below it that is
+// missing or unreadable (a child directory, a trace line, session.json) is
+// a note in the session it belongs to, and Open still returns what there
+// is.
+func Open(path string) (*Session, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		_, errT := os.Stat(filepath.Join(path, TraceFile))
+		_, errS := os.Stat(filepath.Join(path, SessionFile))
+		if errors.Is(errT, fs.ErrNotExist) && errors.Is(errS, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is not a session directory: it has neither %s nor %s", path, TraceFile, SessionFile)
+		}
+	}
+	return open(path, fi.IsDir(), 0, map[string]bool{}), nil
+}
+
+// open reads one session; seen holds the directories already read on the
+// way down, so a symbolic link cannot make a loop.
+func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
+	dir, tracePath := path, filepath.Join(path, TraceFile)
+	if !isDir {
+		dir, tracePath = filepath.Dir(path), path
+	}
+	var s *Session
+	f, err := os.Open(tracePath)
+	if err != nil {
+		s = FromEvents(nil)
+		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("no trace: %v", err)})
+	} else {
+		events, notes, rerr := Read(f)
+		f.Close()
+		s = FromEvents(events)
+		s.Notes = append(notes, s.Notes...)
+		if rerr != nil {
+			s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("reading the trace stopped: %v", rerr)})
+		}
+	}
+	s.Path, s.Dir = path, dir
+	s.readInfo(isDir)
+	if key, err := filepath.EvalSymlinks(dir); err == nil {
+		if seen[key] {
+			s.Notes = append(s.Notes, Note{Text: "this directory was already shown above (a link loop?); its delegations are not followed"})
+			return s
+		}
+		seen[key] = true
+	}
+	s.followDelegations(depth, seen)
+	return s
+}
+
+// readInfo fills the session's identity from session.json when the
+// directory has one (opened as a directory, or a trace file whose
+// directory holds one).
+func (s *Session) readInfo(isDir bool) {
+	var info struct {
+		ID           string  `json:"session"`
+		Capsule      string  `json:"capsule"`
+		Version      string  `json:"version"`
+		Started      string  `json:"started"`
+		SpawnedBy    *string `json:"spawned_by"`
+		DelegationID *string `json:"delegation_id"`
+	}
+	err := readJSON(filepath.Join(s.Dir, SessionFile), &info)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if isDir {
+			s.Notes = append(s.Notes, Note{Text: "no " + SessionFile + "; the session is described from its trace"})
+		}
+		return
+	case err != nil:
+		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s: %v; the session is described from its trace", SessionFile, err)})
+		return
+	}
+	if info.ID != "" && s.ID != "" && info.ID != s.ID {
+		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s names session %s but the trace names %s", SessionFile, quote(info.ID), quote(s.ID))})
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&s.ID, info.ID)
+	set(&s.Capsule, info.Capsule)
+	set(&s.Version, info.Version)
+	set(&s.Started, info.Started)
+	if info.SpawnedBy != nil {
+		s.SpawnedBy = *info.SpawnedBy
+	}
+	if info.DelegationID != nil {
+		s.DelegationID = *info.DelegationID
+	}
+}
+
+// readJSON decodes the small JSON file at path into v.
+func readJSON(path string, v any) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSessionBytes+1))
+	if err != nil {
+		return err
+	}
+	if len(b) > maxSessionBytes {
+		return fmt.Errorf("larger than %d bytes", maxSessionBytes)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	return nil
+}
+
+// followDelegations reads each delegation's child session directory, and
+// lists the directories under delegations/ that the trace does not name.
+func (s *Session) followDelegations(depth int, seen map[string]bool) {
+	base := filepath.Join(s.Dir, DelegationsDir)
+	if entries, err := os.ReadDir(base); err == nil {
+		for _, ent := range entries {
+			if ent.IsDir() && s.delegationByID[ent.Name()] == nil {
+				d := &Delegation{ID: ent.Name(), Note: "the trace does not name this delegation; its directory is there"}
+				s.delegationByID[d.ID] = d
+				s.Delegations = append(s.Delegations, d)
+			}
+		}
+	}
+	for _, d := range s.Delegations {
+		if !validDirName(d.ID) {
+			d.Note = fmt.Sprintf("the delegation id %s is not a directory name; its directory is not looked for", quote(d.ID))
+			continue
+		}
+		dir := filepath.Join(base, d.ID)
+		fi, err := os.Stat(dir)
+		switch {
+		case err != nil:
+			d.Note = fmt.Sprintf("no session directory at %s", filepath.Join(DelegationsDir, d.ID))
+			if !errors.Is(err, fs.ErrNotExist) {
+				d.Note += fmt.Sprintf(" (%v)", err)
+			}
+			continue
+		case !fi.IsDir():
+			d.Note = fmt.Sprintf("%s is not a directory", filepath.Join(DelegationsDir, d.ID))
+			continue
+		case depth+1 >= MaxDepth:
+			d.Note = fmt.Sprintf("delegations nest deeper than %d; not followed", MaxDepth)
+			continue
+		}
+		var c Completion
+		if err := readJSON(filepath.Join(dir, CompletionFile), &c); err == nil {
+			d.Completion = &c
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			d.Note = fmt.Sprintf("%s: %v", CompletionFile, err)
+		}
+		d.Child = open(dir, true, depth+1, seen)
+	}
+}
+
+// validDirName reports whether id can name a directory inside
+// delegations/ without leaving it: not empty, not . or .., no separator,
+// no NUL.
+func validDirName(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, `/\`+"\x00")
+}
+
+// Latest returns the most recent session directory under root (such as
+// .planc/sessions): session directory names start with their UTC time, so
+// the last name in order that is a session directory is the newest.
+func Latest(root string) (string, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return "", fmt.Errorf("no sessions: %v", err)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		dir := filepath.Join(root, entries[i].Name())
+		if !entries[i].IsDir() {
+			continue
+		}
+		for _, f := range []string{TraceFile, SessionFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				return dir, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no session directory in %s", root)
+}

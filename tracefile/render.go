@@ -1,0 +1,265 @@
+package tracefile
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// stepsHeader is the header row of `planc trace steps`.
+var stepsHeader = []string{"PLAN", "STEP", "ATTEMPT", "STATUS", "DURATION", "ERROR"}
+
+// StepRows returns `planc trace steps`'s rows for s, header first: one row
+// per attempt of every plan in s's own trace (not its delegations'), plans
+// in the order they started, attempts in the order they were first seen.
+func StepRows(s *Session) [][]string {
+	rows := [][]string{stepsHeader}
+	for _, p := range s.Plans {
+		for _, a := range p.Attempts {
+			rows = append(rows, append([]string{p.Label}, attemptRow(s, p, a)...))
+		}
+	}
+	return rows
+}
+
+// WriteSteps writes `planc trace steps`: StepRows as aligned columns. The
+// session's notes are not written; the caller shows them.
+func WriteSteps(w io.Writer, s *Session) error {
+	_, err := io.WriteString(w, table("", StepRows(s)))
+	return err
+}
+
+// attemptRow is one attempt's STEP, ATTEMPT, STATUS, DURATION and ERROR.
+func attemptRow(s *Session, p *Plan, a *Attempt) []string {
+	attempt, dur, status := "-", "-", a.Status
+	if a.Attempt > 0 {
+		attempt = strconv.Itoa(a.Attempt)
+	}
+	switch {
+	case a.Settled && a.Dispatched:
+		dur = duration(a.Duration)
+	case a.Settled:
+	case p.Ended || sessionOver(s):
+		// Dispatched, never settled, and nothing more will be written.
+		status = "unsettled"
+	default:
+		status = "running"
+	}
+	if status == "" {
+		status = "?"
+	}
+	return []string{a.StepID, attempt, status, dur, a.Error}
+}
+
+// sessionOver reports whether the session's last run has ended.
+func sessionOver(s *Session) bool {
+	_, ok := s.ExitStatus()
+	return ok || s.SpawnerEnded
+}
+
+// WriteShow writes `planc trace show`: the session, its plans and their
+// steps, its cancelled tasks, its delegations each followed by the child
+// session it left (recursively, indented), and the notes met on the way.
+func WriteShow(w io.Writer, s *Session) error {
+	var b strings.Builder
+	show(&b, s, "", "")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// show writes session s at indent; where is how it was reached ("" at the
+// top, delegations/<id> below).
+func show(b *strings.Builder, s *Session, indent, where string) {
+	id := s.ID
+	if id == "" {
+		id = "(unknown id)"
+	}
+	fmt.Fprintf(b, "%ssession %s", indent, clean(id))
+	if where != "" {
+		fmt.Fprintf(b, " (%s)", clean(where))
+	}
+	b.WriteByte('\n')
+	in := indent + "  "
+	var head [][]string
+	if s.Capsule != "" {
+		head = append(head, []string{"capsule", strings.TrimSpace(s.Capsule + " " + s.Version)})
+	}
+	if s.Started != "" {
+		head = append(head, []string{"started", s.Started})
+	}
+	if s.SpawnedBy != "" {
+		head = append(head, []string{"spawned by", s.SpawnedBy + ", delegation " + s.DelegationID})
+	}
+	head = append(head, []string{"exit", exitText(s)})
+	if len(s.Runs) > 1 {
+		var st []string
+		for _, r := range s.Runs {
+			st = append(st, or(r.ExitStatus, "?"))
+		}
+		head = append(head, []string{"runs", fmt.Sprintf("%d (%s)", len(s.Runs), strings.Join(st, ", "))})
+	}
+	b.WriteString(table(in, head))
+
+	if len(s.Plans) == 0 {
+		fmt.Fprintf(b, "\n%splans: none\n", in)
+	}
+	for _, p := range s.Plans {
+		b.WriteByte('\n')
+		showPlan(b, s, p, in)
+	}
+	if len(s.Tasks) > 0 {
+		fmt.Fprintf(b, "\n%stasks\n", in)
+		for _, t := range s.Tasks {
+			fmt.Fprintf(b, "%s  %s\n", in, taskText(t))
+		}
+	}
+	if len(s.Delegations) == 0 {
+		fmt.Fprintf(b, "\n%sDelegations: none\n", in)
+	} else {
+		fmt.Fprintf(b, "\n%sDelegations\n", in)
+		for i, d := range s.Delegations {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			showDelegation(b, d, in+"  ")
+		}
+	}
+	if len(s.Notes) > 0 {
+		fmt.Fprintf(b, "\n%snotes\n", in)
+		for _, n := range s.Notes {
+			fmt.Fprintf(b, "%s  %s\n", in, n)
+		}
+	}
+}
+
+// exitText describes how the session ended.
+func exitText(s *Session) string {
+	if st, ok := s.ExitStatus(); ok {
+		return or(st, "?")
+	}
+	if s.SpawnerEnded {
+		return "none: its spawner ended (spawner_ended), so it stopped without session_end"
+	}
+	if len(s.Runs) == 0 {
+		return "unknown: the trace has no session_start"
+	}
+	return "none yet: no session_end (still running, or its runtime died)"
+}
+
+// showPlan writes one plan: a summary line and its attempts.
+func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
+	fmt.Fprintf(b, "%splan %s", in, clean(p.Label))
+	if p.File != "" {
+		fmt.Fprintf(b, " (%s)", clean(p.File))
+	}
+	b.WriteString(": ")
+	switch {
+	case !p.Ended:
+		b.WriteString("no plan_end (still running, or its runtime died)")
+		if p.Started {
+			fmt.Fprintf(b, "; %s", steps(p))
+		}
+	default:
+		b.WriteString(clean(or(p.Outcome, "?")))
+		if p.FailedStep != "" {
+			fmt.Fprintf(b, ", stopped by step %s", clean(quote(p.FailedStep)))
+		}
+		fmt.Fprintf(b, "; %s, %d succeeded, %d failed, %d skipped", steps(p), p.Succeeded, p.Failed, p.Skipped)
+	}
+	b.WriteByte('\n')
+	if len(p.Attempts) > 0 {
+		rows := [][]string{stepsHeader[1:]}
+		for _, a := range p.Attempts {
+			rows = append(rows, attemptRow(s, p, a))
+		}
+		b.WriteString(table(in+"  ", rows))
+	}
+	for _, d := range p.Denials {
+		fmt.Fprintf(b, "%s  refused: %s\n", in, clean(denialText(d)))
+	}
+}
+
+// denialText describes a protected_path_denied or call_denied line.
+func denialText(e Event) string {
+	if e.Event == EventProtectedPathDenied {
+		return fmt.Sprintf("step %s would write under the read-only path %s (protected_path_denied)", quote(e.StepID), quote(e.Path))
+	}
+	return fmt.Sprintf("step %s matched hook %d (%s), whose commit_policy is deny (call_denied)", quote(e.StepID), e.Hook, e.On)
+}
+
+// taskText describes a cancelled task.
+func taskText(t *Task) string {
+	s := "task " + quote(t.ID)
+	if t.Canceled {
+		s += ": canceled"
+		if len(t.DelegationIDs) > 0 {
+			s += ", ending delegations " + strings.Join(t.DelegationIDs, ", ")
+		}
+	}
+	if t.Ended {
+		s += "; ended " + or(t.Outcome, "?")
+	} else {
+		s += "; no task_end"
+	}
+	return clean(s)
+}
+
+// showDelegation writes one delegation and the child session it left.
+func showDelegation(b *strings.Builder, d *Delegation, in string) {
+	line := "delegation " + d.ID + ":"
+	var parts []string
+	if d.Capsule != "" {
+		parts = append(parts, "capsule "+strings.TrimSpace(d.Capsule+" "+d.Version))
+	}
+	if d.StepID != "" || d.PlanID != "" {
+		parts = append(parts, fmt.Sprintf("step %s of plan %s", quote(d.StepID), quote(d.PlanID)))
+	}
+	if d.PID > 0 {
+		parts = append(parts, fmt.Sprintf("pid %d", d.PID))
+	}
+	if len(parts) > 0 {
+		line += " " + strings.Join(parts, ", ") + ";"
+	}
+	switch {
+	case d.Ended:
+		line += " " + or(d.Outcome, "?")
+	case d.InTrace:
+		line += " no delegation line yet (still running, or its parent died)"
+	default:
+		line += " not in the trace"
+	}
+	fmt.Fprintf(b, "%s%s\n", in, clean(line))
+	if d.Reason != "" {
+		fmt.Fprintf(b, "%s  reason: %s\n", in, clean(d.Reason))
+	}
+	if c := d.Completion; c != nil {
+		fmt.Fprintf(b, "%s  completion: %s\n", in, clean(fmt.Sprintf("%s, reported by %s: %s", or(c.Status, "?"), or(c.ReportedBy, "?"), or(c.Detail, "-"))))
+	}
+	if d.Note != "" {
+		fmt.Fprintf(b, "%s  note: %s\n", in, clean(d.Note))
+	}
+	if d.Child != nil {
+		show(b, d.Child, in+"  ", DelegationsDir+"/"+d.ID)
+	}
+}
+
+// steps returns how many steps p declares: "1 step", "N steps", or "?
+// steps" when the trace lacks its plan_start.
+func steps(p *Plan) string {
+	switch {
+	case !p.Started:
+		return "? steps"
+	case p.StepCount == 1:
+		return "1 step"
+	}
+	return strconv.Itoa(p.StepCount) + " steps"
+}
+
+// or returns s, or def when s is empty.
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

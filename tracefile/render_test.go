@@ -1,0 +1,60 @@
+package tracefile_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/tracefile"
+)
+
+// TestWriteStepsAlignment: columns line up in terminal cells (a CJK
+// character takes two, a combining accent none), and control characters
+// from the trace are shown escaped, never sent to the terminal.
+func TestWriteStepsAlignment(t *testing.T) {
+	src := line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 3) +
+		line(ts(1), "plan_step", sid, "plan_id", "p", "step_id", "日本", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
+		line(ts(2), "plan_step", sid, "plan_id", "p", "step_id", "e\u0301", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
+		line(ts(3), "plan_step", sid, "plan_id", "p", "step_id", "x\x1b[2J\u202e", "status", "failed", "attempt", 0, "duration_ms", 0, "error", "line one\nline two\ttab")
+	s := fromText(t, src)
+	var b strings.Builder
+	if err := tracefile.WriteSteps(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "PLAN  STEP            ATTEMPT  STATUS   DURATION  ERROR\n" +
+		"p     日本            -        skipped  -\n" +
+		"p     e\u0301               -        skipped  -\n" +
+		"p     x\\x1b[2J\\u202e  -        failed   -         line one\\nline two\\ttab\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestWriteShowMinimal: a trace with nothing but damage still shows a
+// session, with its notes.
+func TestWriteShowMinimal(t *testing.T) {
+	events, ns, err := tracefile.Read(strings.NewReader("{not json\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := tracefile.FromEvents(events)
+	s.Notes = append(ns, s.Notes...)
+	var b strings.Builder
+	if err := tracefile.WriteShow(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	want := `session (unknown id)
+  exit  unknown: the trace has no session_start
+
+  plans: none
+
+  Delegations: none
+
+  notes
+    line 1: not a JSON object; left out
+`
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

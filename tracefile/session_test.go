@@ -1,0 +1,224 @@
+package tracefile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/tracefile"
+)
+
+func fromText(t *testing.T, src string) *tracefile.Session {
+	t.Helper()
+	events, ns, err := tracefile.Read(strings.NewReader(src))
+	if err != nil || len(ns) > 0 {
+		t.Fatalf("read: %v %v", err, ns)
+	}
+	return tracefile.FromEvents(events)
+}
+
+func TestStepRows(t *testing.T) {
+	s := fromText(t, showTrace())
+	want := [][]string{
+		{"PLAN", "STEP", "ATTEMPT", "STATUS", "DURATION", "ERROR"},
+		{"p", "a", "1", "failed", "100ms", "exit status 1"},
+		{"p", "a", "2", "success", "100ms", ""},
+		{"p", "b", "-", "skipped", "-", ""},
+		{"p", "c", "1", "success", "200ms", ""},
+	}
+	if d := cmp.Diff(want, tracefile.StepRows(s)); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	if st, ok := s.ExitStatus(); st != "ok" || !ok {
+		t.Errorf("exit status %q %v", st, ok)
+	}
+	if len(s.Delegations) != 1 || s.Delegations[0].Outcome != "completed" || s.Delegations[0].PID != 42 {
+		t.Errorf("delegations: %+v", s.Delegations)
+	}
+}
+
+// TestStepRowsUnsettled: a dispatch without its plan_step is running while
+// the plan and session go on, and unsettled once either has ended.
+func TestStepRowsUnsettled(t *testing.T) {
+	head := line(ts(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		line(ts(1), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
+		line(ts(2), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "tool", "attempt", 1)
+	for _, tt := range []struct {
+		tail, status string
+	}{
+		{"", "running"},
+		{line(ts(3), "plan_end", sid, "plan_id", "p", "outcome", "canceled", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0), "unsettled"},
+		{line(ts(3), "session_end", sid, "exit_status", "failed"), "unsettled"},
+		{line(ts(3), "spawner_ended", sid), "unsettled"},
+	} {
+		rows := tracefile.StepRows(fromText(t, head+tt.tail))
+		if got := rows[1][3]; got != tt.status {
+			t.Errorf("after %q: status %q, want %q", tt.tail, got, tt.status)
+		}
+	}
+}
+
+// TestFromEventsOddOrders: lines the runtime would not write in that order
+// are still placed, with notes.
+func TestFromEventsOddOrders(t *testing.T) {
+	src := line(ts(0), "session_end", sid, "exit_status", "ok") +
+		line(ts(1), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		line(ts(2), "plan_step", sid, "plan_id", "ghost", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 5, "error", nil) +
+		line(ts(3), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
+		line(ts(4), "plan_end", sid, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0) +
+		line(ts(5), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-2.json", "steps", 1) +
+		line(ts(6), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
+		line(ts(7), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
+		line(ts(8), "protected_path_denied", sid, "plan_id", "p", "step_id", "w", "path", "src/a") +
+		line(ts(9), "task_end", sid, "task_id", "t", "outcome", "canceled")
+	s := fromText(t, src)
+	wantNotes := []string{
+		"line 1: session_end without a session_start before it",
+		`line 3: plan_step for plan "ghost", which has no open plan_start; shown under a plan of its own`,
+		`line 3: plan_step for step "a" attempt 1, which has no plan_step_start`,
+		`line 8: a second delegation line for "d"`,
+	}
+	if d := cmp.Diff(wantNotes, notes(s.Notes)); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	var labels []string
+	for _, p := range s.Plans {
+		labels = append(labels, p.Label)
+	}
+	if d := cmp.Diff([]string{"ghost", "p (plan-1)", "p (plan-2)"}, labels); d != "" {
+		t.Errorf("plan labels (-want +got):\n%s", d)
+	}
+	if len(s.Runs) != 2 || len(s.Plans[2].Denials) != 1 || len(s.Tasks) != 1 || s.Tasks[0].Canceled {
+		t.Errorf("runs %d, denials %v, tasks %+v", len(s.Runs), s.Plans[2].Denials, s.Tasks)
+	}
+	if st, ok := s.ExitStatus(); ok {
+		t.Errorf("the last run has no session_end, yet exit status %q", st)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := tracefile.Open(filepath.Join(dir, "missing")); err == nil {
+		t.Error("missing path: no error")
+	}
+	if _, err := tracefile.Open(dir); err == nil || !strings.Contains(err.Error(), "not a session directory") {
+		t.Errorf("empty directory: %v", err)
+	}
+	// session.json alone is a session with a note.
+	write(t, dir, map[string]string{"session.json": sessionJSON(sid, "local/planner", "", "")})
+	s, err := tracefile.Open(dir)
+	if err != nil || s.ID != sid || len(s.Notes) != 1 || !strings.HasPrefix(s.Notes[0].Text, "no trace: ") {
+		t.Errorf("session.json only: %v %+v", err, s)
+	}
+}
+
+// TestOpenDelegations follows delegations into their directories: a child
+// and grandchild, a missing directory, a delegation id that would leave
+// delegations/, a directory the trace does not name, completion.json.
+func TestOpenDelegations(t *testing.T) {
+	dir := t.TempDir()
+	child, grand := "20250102T150406Z-child0", "20250102T150407Z-grand0"
+	start := func(id string, ds ...string) string {
+		var b strings.Builder
+		b.WriteString(line(ts(0), "session_start", id, "capsule", "local/x", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil))
+		b.WriteString(line(ts(0.1), "plan_start", id, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", len(ds)))
+		for _, d := range ds {
+			b.WriteString(line(ts(0.2), "delegation_start", id, "plan_id", "p", "step_id", "s-"+d, "delegation_id", d, "capsule", "local/worker", "version", "0.1.0", "pid", 7))
+		}
+		return b.String()
+	}
+	write(t, dir, map[string]string{
+		"trace.jsonl":                                 start(sid, "d-1", "d-missing", "../escape"),
+		"session.json":                                sessionJSON(sid, "local/planner", "", ""),
+		"delegations/d-1/trace.jsonl":                 start(child, "d-2"),
+		"delegations/d-1/session.json":                sessionJSON(child, "local/worker", sid, "d-1"),
+		"delegations/d-1/completion.json":             `{"status": "terminated", "reported_by": "launcher", "detail": "the parent ended this delegation"}`,
+		"delegations/d-1/delegations/d-2/trace.jsonl": start(grand),
+		"delegations/stray/trace.jsonl":               start("20250102T150408Z-stray0"),
+		"escape/trace.jsonl":                          start("must-not-be-read"),
+	})
+	s, err := tracefile.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ ID, Note, ChildID string }
+	var got []row
+	for _, d := range s.Delegations {
+		r := row{ID: d.ID, Note: d.Note}
+		if d.Child != nil {
+			r.ChildID = d.Child.ID
+		}
+		got = append(got, r)
+	}
+	want := []row{
+		{ID: "d-1", ChildID: child},
+		{ID: "d-missing", Note: "no session directory at " + filepath.Join("delegations", "d-missing")},
+		{ID: "../escape", Note: `the delegation id "../escape" is not a directory name; its directory is not looked for`},
+		{ID: "stray", Note: "the trace does not name this delegation; its directory is there", ChildID: "20250102T150408Z-stray0"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("delegations (-want +got):\n%s", d)
+	}
+	d1 := s.Delegations[0]
+	if d1.Completion == nil || d1.Completion.Status != "terminated" || d1.Child.SpawnedBy != sid || d1.Child.DelegationID != "d-1" {
+		t.Errorf("d-1: %+v, child %+v", d1.Completion, d1.Child)
+	}
+	if g := d1.Child.Delegations; len(g) != 1 || g[0].Child == nil || g[0].Child.ID != grand {
+		t.Errorf("grandchild: %+v", g)
+	}
+	// Opening the trace file instead finds the same delegations.
+	s2, err := tracefile.Open(filepath.Join(dir, "trace.jsonl"))
+	if err != nil || len(s2.Delegations) != 4 || s2.Delegations[0].Child == nil {
+		t.Errorf("as a file: %v %+v", err, s2)
+	}
+}
+
+// TestOpenLoop: a delegation directory that links back to an ancestor is
+// shown once, not followed again.
+func TestOpenLoop(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"trace.jsonl": line(ts(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)})
+	if err := os.MkdirAll(filepath.Join(dir, "delegations"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(dir, filepath.Join(dir, "delegations", "d")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	s, err := tracefile.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Delegations[0].Child
+	if c == nil || len(c.Delegations) != 1 || c.Delegations[0].Child != nil {
+		t.Fatalf("the loop was not cut after one turn: %+v", c)
+	}
+	if !strings.Contains(strings.Join(notes(c.Notes), "\n"), "already shown above") {
+		t.Errorf("no note on the loop: %v", notes(c.Notes))
+	}
+}
+
+// TestOpenDepth: delegations nested past MaxDepth are listed, not followed.
+func TestOpenDepth(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	p := ""
+	for range tracefile.MaxDepth + 2 {
+		files[p+"trace.jsonl"] = line(ts(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)
+		p += "delegations/d/"
+	}
+	write(t, dir, files)
+	s, err := tracefile.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depth := 0
+	for ; s.Delegations[0].Child != nil; s = s.Delegations[0].Child {
+		depth++
+	}
+	if depth != tracefile.MaxDepth-1 || !strings.Contains(s.Delegations[0].Note, "nest deeper") {
+		t.Errorf("followed %d levels, then %q", depth, s.Delegations[0].Note)
+	}
+}
