@@ -1,6 +1,10 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"unicode/utf8"
+
+	"github.com/planc/planc/ast"
+)
 
 // ruleUnreferenceableID warns for a step id with a character outside
 // [A-Za-z0-9_-]: it is allowed, but no reference can name it (S4).
@@ -11,9 +15,9 @@ var ruleUnreferenceableID = Rule{
 	Example:  `{"id": "run tests", "shell": "go test ./..."}`,
 	run: func(p *Pass, r *Rule) {
 		for _, s := range p.Plan.Steps {
-			for i := 0; i < len(s.ID); i++ {
-				if !isIDByte(s.ID[i]) {
-					p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no $%s.output reference can name it; use only letters, digits, _ and -", s.ID, string(s.ID[i]), s.ID)
+			for _, c := range s.ID {
+				if c >= utf8.RuneSelf || !isIDByte(byte(c)) {
+					p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
 					break
 				}
 			}

@@ -36,7 +36,7 @@ func WriteDOT(w io.Writer, p *ir.Program) error {
 	}
 	ns := nodes(p)
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "// plan %s, drawn by planc graph: solid edges go from a dependency to its\n", goQuoteClean(p.ID))
+	fmt.Fprintf(bw, "// plan %s, drawn by planc graph: solid edges go from a dependency to its\n", commentQuote(p.ID))
 	bw.WriteString("// dependent; dashed grey edges are the tool lane, one tool step at a time\n")
 	fmt.Fprintf(bw, "digraph %s {\n", dotQuote(p.ID))
 	fmt.Fprintf(bw, "  graph [label=%s, labelloc=t, fontname=\"Helvetica\", rankdir=TB];\n", dotQuote("plan "+clean(p.ID)))
@@ -110,8 +110,8 @@ func dotLines(lines []string) string {
 	return `"` + strings.Join(q, `\n`) + `"`
 }
 
-// goQuoteClean quotes s for a comment line: a Go quoted string never holds
-// a line break.
-func goQuoteClean(s string) string {
+// commentQuote quotes s for a comment line as a Go quoted string, which
+// never holds a line break.
+func commentQuote(s string) string {
 	return fmt.Sprintf("%q", s)
 }

@@ -15,7 +15,6 @@ const maxLine = 48
 
 // node is what both drawings show of one step.
 type node struct {
-	index int32
 	name  string   // the node's name in the drawing: [A-Za-z0-9_] only
 	lines []string // the label's lines, display-safe and cut
 	kind  ir.Kind
@@ -33,7 +32,7 @@ func nodes(p *ir.Program) []node {
 	for i := range p.Steps {
 		s := &p.Steps[i]
 		target := s.Kind.String() + " " + clean(s.Target)
-		n := node{index: int32(i), name: names[i], kind: s.Kind, tolerant: s.OnError != ir.OnErrorFail}
+		n := node{name: names[i], kind: s.Kind, tolerant: s.OnError != ir.OnErrorFail}
 		n.lines = []string{cut(clean(s.ID)), cut(target)}
 		n.tooltip = []string{clean(s.ID), target}
 		if s.Cond != nil {

@@ -31,7 +31,7 @@ func WriteMermaid(w io.Writer, p *ir.Program) error {
 	ns := nodes(p)
 	bw := bufio.NewWriter(w)
 	bw.WriteString("flowchart TD\n")
-	fmt.Fprintf(bw, "    %%%% plan %s, drawn by planc graph: solid edges go from a dependency to\n", goQuoteClean(p.ID))
+	fmt.Fprintf(bw, "    %%%% plan %s, drawn by planc graph: solid edges go from a dependency to\n", commentQuote(p.ID))
 	bw.WriteString("    %% its dependent; dashed grey edges are the tool lane, one tool step at a time\n")
 	for _, n := range ns {
 		sh := mermaidShape[n.kind]

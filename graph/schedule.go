@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"container/heap"
 	"fmt"
 	"slices"
 
@@ -54,31 +55,28 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 	n := len(p.Steps)
 	s := &Schedule{Tick: make([]int, n)}
 	remaining := slices.Clone(p.InDegree)
-	var toolQ, otherQ []int32 // queued steps, kept sorted (plan order)
-	queue := func(i int32) {
+	var toolQ, otherQ queue // queued steps, taken in plan order
+	push := func(i int32) {
 		if p.Steps[i].Kind == ir.KindTool {
-			toolQ = insertSorted(toolQ, i)
+			heap.Push(&toolQ, i)
 		} else {
-			otherQ = insertSorted(otherQ, i)
+			heap.Push(&otherQ, i)
 		}
 	}
 	for _, r := range p.Roots {
-		queue(r)
+		push(r)
 	}
-	for len(toolQ) > 0 || len(otherQ) > 0 {
+	for toolQ.Len() > 0 || otherQ.Len() > 0 {
 		t := len(s.Ticks)
 		var started []int32
-		if len(toolQ) > 0 {
-			started = append(started, toolQ[0])
-			s.ToolLane = append(s.ToolLane, toolQ[0])
-			toolQ = toolQ[1:]
+		if toolQ.Len() > 0 {
+			i := heap.Pop(&toolQ).(int32)
+			started = append(started, i)
+			s.ToolLane = append(s.ToolLane, i)
 		}
-		take := len(otherQ)
-		if opts.MaxParallel > 0 {
-			take = min(take, opts.MaxParallel)
+		for n := 0; otherQ.Len() > 0 && (opts.MaxParallel <= 0 || n < opts.MaxParallel); n++ {
+			started = append(started, heap.Pop(&otherQ).(int32))
 		}
-		started = append(started, otherQ[:take]...)
-		otherQ = otherQ[take:]
 		slices.Sort(started)
 		for _, i := range started {
 			s.Tick[i] = t
@@ -89,7 +87,7 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 		for _, i := range started {
 			for _, d := range p.Steps[i].Dependents {
 				if remaining[d]--; remaining[d] == 0 {
-					queue(d)
+					push(d)
 				}
 			}
 		}
@@ -97,8 +95,17 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 	return s, nil
 }
 
-// insertSorted inserts x into the ascending slice q.
-func insertSorted(q []int32, x int32) []int32 {
-	k, _ := slices.BinarySearch(q, x)
-	return slices.Insert(q, k, x)
+// queue is a min-heap of step indices (container/heap): whatever waits
+// is taken in plan order (S17).
+type queue []int32
+
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(i, j int) bool { return q[i] < q[j] }
+func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)        { *q = append(*q, x.(int32)) }
+func (q *queue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
 }

@@ -210,3 +210,31 @@ func TestSimulateMatchesVM(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateLarge: a plan at the step limit (S5) is simulated quickly,
+// also when its steps become ready in descending plan order: each step of
+// the second half waits for its mirror in the first.
+func TestSimulateLarge(t *testing.T) {
+	const n = 100000
+	kinds := []string{`"tool": "notes"`, `"shell": "echo"`, `"capsule": "w", "input": "x"`}
+	steps := make([]string, n)
+	for i := range n {
+		dep := ""
+		if i >= n/2 {
+			dep = fmt.Sprintf(`, "depends_on": ["s%d"]`, n-1-i)
+		}
+		steps[i] = fmt.Sprintf(`{"id": "s%d", %s%s}`, i, kinds[i%3], dep)
+	}
+	p := lowerSrc(t, `{"id": "big", "steps": [`+strings.Join(steps, ",")+`]}`)
+	s, err := graph.Simulate(p, graph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := 0
+	for _, tk := range s.Ticks {
+		started += len(tk)
+	}
+	if started != n || len(s.ToolLane) != (n+2)/3 {
+		t.Errorf("%d steps started, %d in the lane", started, len(s.ToolLane))
+	}
+}

@@ -1,13 +1,16 @@
 package tracefile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -73,6 +76,10 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 	}
 	s.Path, s.Dir = path, dir
 	s.readInfo(isDir)
+	// Notes about lines in line order; notes about the whole file last.
+	slices.SortStableFunc(s.Notes, func(a, b Note) int {
+		return cmp.Compare(noteKey(a), noteKey(b))
+	})
 	if key, err := filepath.EvalSymlinks(dir); err == nil {
 		if seen[key] {
 			s.Notes = append(s.Notes, Note{Text: "this directory was already shown above (a link loop?); its delegations are not followed"})
@@ -82,6 +89,13 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 	}
 	s.followDelegations(depth, seen)
 	return s
+}
+
+func noteKey(n Note) int {
+	if n.Line == 0 {
+		return math.MaxInt
+	}
+	return n.Line
 }
 
 // readInfo fills the session's identity from session.json when the

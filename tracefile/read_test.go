@@ -191,3 +191,30 @@ func TestLatest(t *testing.T) {
 		t.Error("Latest without sessions: no error")
 	}
 }
+
+// FuzzRead: no trace text makes reading, grouping or either view panic,
+// and every view ends each line with a newline.
+func FuzzRead(f *testing.F) {
+	f.Add(showTrace())
+	f.Add(line(ts(0), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 0, "duration_ms", -5, "error", "x\ny"))
+	f.Add(`{"event": "plan_end"}` + "\n" + `{"event": "delegation", "delegation_id": ""}`)
+	f.Fuzz(func(t *testing.T, src string) {
+		events, _, err := tracefile.Read(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := tracefile.FromEvents(events)
+		for _, w := range []func(*strings.Builder) error{
+			func(b *strings.Builder) error { return tracefile.WriteShow(b, s) },
+			func(b *strings.Builder) error { return tracefile.WriteSteps(b, s) },
+		} {
+			var b strings.Builder
+			if err := w(&b); err != nil {
+				t.Fatal(err)
+			}
+			if out := b.String(); !strings.HasSuffix(out, "\n") {
+				t.Fatalf("output does not end in a newline: %q", out)
+			}
+		}
+	})
+}

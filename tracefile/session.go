@@ -86,6 +86,14 @@ type Plan struct {
 	// Label tells plans with the same id apart: the id, and the plan
 	// file's name when the trace holds the id more than once.
 	Label string
+
+	running map[attemptKey]*Attempt // dispatched, not yet settled
+}
+
+// attemptKey names one dispatch of a step.
+type attemptKey struct {
+	step    string
+	attempt int
 }
 
 // Attempt is one row of `planc trace steps`: a dispatch (plan_step_start)
@@ -195,7 +203,16 @@ func (s *Session) add(e *Event) {
 		s.planEntries[e.PlanID]++
 	case EventPlanStepStart:
 		p := s.plan(e)
-		p.Attempts = append(p.Attempts, &Attempt{StepID: e.StepID, Kind: e.Kind, Attempt: e.Attempt, Dispatched: true})
+		a := &Attempt{StepID: e.StepID, Kind: e.Kind, Attempt: e.Attempt, Dispatched: true}
+		p.Attempts = append(p.Attempts, a)
+		k := attemptKey{e.StepID, e.Attempt}
+		if p.running == nil {
+			p.running = map[attemptKey]*Attempt{}
+		}
+		if p.running[k] != nil {
+			s.note(e, "a second plan_step_start for step %s attempt %d", quote(e.StepID), e.Attempt)
+		}
+		p.running[k] = a
 	case EventPlanStep:
 		s.settle(s.plan(e), e)
 	case EventPlanEnd:
@@ -247,12 +264,9 @@ func (s *Session) plan(e *Event) *Plan {
 func (s *Session) settle(p *Plan, e *Event) {
 	var a *Attempt
 	if e.Attempt > 0 {
-		for _, x := range p.Attempts {
-			if x.StepID == e.StepID && x.Attempt == e.Attempt && !x.Settled {
-				a = x
-				break
-			}
-		}
+		k := attemptKey{e.StepID, e.Attempt}
+		a = p.running[k]
+		delete(p.running, k)
 		if a == nil {
 			s.note(e, "plan_step for step %s attempt %d, which has no plan_step_start", quote(e.StepID), e.Attempt)
 		}

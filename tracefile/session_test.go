@@ -1,6 +1,7 @@
 package tracefile_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,5 +221,30 @@ func TestOpenDepth(t *testing.T) {
 	}
 	if depth != tracefile.MaxDepth-1 || !strings.Contains(s.Delegations[0].Note, "nest deeper") {
 		t.Errorf("followed %d levels, then %q", depth, s.Delegations[0].Note)
+	}
+}
+
+// TestLargeTrace: a long trace reads and shows in linear time (a dispatch
+// is matched to its plan_step by key, not by a scan).
+func TestLargeTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large trace; skipped with -short")
+	}
+	const n = 30000
+	var b strings.Builder
+	b.WriteString(line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", n))
+	for i := range n {
+		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step_start","session":%q,"plan_id":"p","step_id":"s%d","kind":"shell","attempt":1}`+"\n", ts(1), sid, i)
+	}
+	for i := n - 1; i >= 0; i-- {
+		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step","session":%q,"plan_id":"p","step_id":"s%d","status":"success","attempt":1,"duration_ms":%d,"error":null}`+"\n", ts(2), sid, i, i)
+	}
+	s := fromText(t, b.String())
+	var out strings.Builder
+	if err := tracefile.WriteSteps(&out, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), "\n"); got != n+1 || strings.Contains(out.String(), "running") {
+		t.Errorf("%d lines, or an attempt left running", got)
 	}
 }
