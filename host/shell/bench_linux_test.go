@@ -69,3 +69,35 @@ func benchSteps(b *testing.B, s *Scope, sp Spec, n int) {
 		wg.Wait()
 	}
 }
+
+// One op opens a scope, runs one step and closes the scope: with a
+// protected path it includes starting the scope's spawner.
+func BenchmarkScope(b *testing.B) {
+	for _, protected := range []bool{false, true} {
+		name := "plain"
+		if protected {
+			name = "protected"
+		}
+		b.Run(name, func(b *testing.B) {
+			sp := Spec{Argv: []string{"true"}}
+			if protected {
+				if off := protectedScope(b).ProtectionOff(); off != "" {
+					b.Skip(off)
+				}
+				sp.Protect = []string{b.TempDir()}
+			}
+			for b.Loop() {
+				s, err := OpenScope(testPrefix + "bench")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if r := s.Run(context.Background(), sp); r.Err != nil {
+					b.Error(r.Err)
+				}
+				if err := s.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

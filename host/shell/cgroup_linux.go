@@ -196,8 +196,9 @@ func waitEmpty(dir string) error {
 	}
 }
 
-// removeCgroup kills everything in dir, waits for it to be gone, and
-// removes dir. A dir already gone is no error.
+// removeCgroup removes dir, after killing whatever runs in it or beneath
+// it, waiting for it to be gone, and removing the cgroups beneath it. A
+// dir already gone is no error.
 func removeCgroup(dir string) error {
 	err := unix.Rmdir(dir) // most often the step left nothing behind
 	if err == unix.EBUSY {
@@ -206,6 +207,15 @@ func removeCgroup(dir string) error {
 		}
 		if err := waitEmpty(dir); err != nil {
 			return err
+		}
+		// Cgroups made beneath it (a nested planc run's scope) go first.
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if e.IsDir() {
+				if err := removeCgroup(filepath.Join(dir, e.Name())); err != nil {
+					return err
+				}
+			}
 		}
 		err = unix.Rmdir(dir)
 	}

@@ -19,14 +19,18 @@
 // in Spec.Protect (the session's plans/ and every read_only path), while it
 // can write everywhere else it could before. Landlock alone cannot say that
 // (its grants are inherited by files created later, so a directory that
-// contains a protected path could not hold new writable files), so the step
-// runs through a small re-exec shim (ShimMain, `planc __shim`) in a private
-// mount namespace where each protected path is bind-mounted read-only; a
-// Landlock domain (or, without Landlock, dropped capabilities) then keeps
-// the step from unmounting or remounting them and from reaching the real
-// files through another process's /proc/PID/root. Scope.ProtectionOff
-// says, in one line, when neither is possible. shim_linux.go documents the
-// mechanism and its limits.
+// contains a protected path could not hold new writable files), so
+// protected steps are started by planc re-executed as a small shim
+// (ShimMain, `planc __shim`) in a private mount namespace where each
+// protected path is bind-mounted read-only; a Landlock domain (or, without
+// Landlock, dropped capabilities) then keeps the step from unmounting or
+// remounting them and from reaching the real files through another
+// process's /proc/PID/root. To keep the per-step cost small, one such shim
+// per scope stays up as the spawner of its protected steps; a shim per step
+// remains for a request too big for the spawner's socket.
+// Scope.ProtectionOff says, in one line, when protection is impossible
+// here. shim_linux.go documents the mechanism and its limits,
+// spawner_linux.go the spawner.
 //
 // Elsewhere than Linux there are no cgroups: a Scope puts each step in a
 // process group of its own and signals the group, which a process that

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ShimCommand {
 		os.Exit(ShimMain(os.Args[2:]))
 	}
+	removeStale()
 	code := m.Run()
 	if dir, err := ownCgroupDir(); err == nil {
 		ents, _ := os.ReadDir(dir)
@@ -89,4 +90,33 @@ func leaves(t *testing.T, s *Scope) []string {
 		}
 	}
 	return out
+}
+
+// removeStale removes the scopes left by test processes that were killed
+// before they could close them, so that one such run does not fail every
+// later one.
+func removeStale() {
+	dir, err := ownCgroupDir()
+	if err != nil {
+		return
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "planc-test-")
+		pid, _, _ := strings.Cut(rest, "-")
+		if _, err := os.Stat("/proc/" + pid); !ok || err == nil {
+			continue
+		}
+		scope := filepath.Join(dir, e.Name())
+		killCgroup(scope)
+		leaves, _ := os.ReadDir(scope)
+		for _, l := range leaves {
+			if l.IsDir() {
+				removeCgroup(filepath.Join(scope, l.Name()))
+			}
+		}
+		if err := removeCgroup(scope); err != nil {
+			fmt.Fprintf(os.Stderr, "removing a stale scope: %v\n", err)
+		}
+	}
 }

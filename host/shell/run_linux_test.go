@@ -232,3 +232,17 @@ func TestStepDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// A step that makes cgroups beneath its leaf (a nested planc run) leaves
+// none of them, nor their processes.
+func TestNestedCgroups(t *testing.T) {
+	s := openTestScope(t)
+	nested := filepath.Join(s.Dir(), "step-1", "nested")
+	r := sh(s, "", `mkdir `+nested+` `+nested+`/deeper && sh -c 'echo $$ > `+nested+`/deeper/cgroup.procs && exec sleep 1000' & wait_for=`+nested+`/deeper/cgroup.events; until grep -q "populated 1" $wait_for; do :; done`)
+	if r.Err != nil {
+		t.Fatalf("%v: %s", r.Err, r.Output)
+	}
+	if got := leaves(t, s); len(got) != 0 {
+		t.Fatalf("leaves left after the step: %q", got)
+	}
+}

@@ -221,7 +221,7 @@ func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
 		return err
 	}
 	l.report, l.reportW = r, w
-	args := append(s.shimArgs(protect), "--", cmd.Path)
+	args := append(s.shimArgs(protect), "-report", "--", cmd.Path)
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = args[0]
 	cmd.ExtraFiles = []*os.File{w}

@@ -138,3 +138,6 @@ func ShimMain(args []string) int {
 	fmt.Fprintf(os.Stderr, "planc %s: protection needs Linux\n", ShimCommand)
 	return 127
 }
+
+// LandlockABI returns 0: Landlock is Linux's.
+func LandlockABI() int { return 0 }

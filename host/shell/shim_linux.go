@@ -2,9 +2,9 @@ package shell
 
 // The shim: how a shell step is kept from writing its protected paths.
 //
-// The shim runs in one of two modes: `planc __shim -lock MODE -ro PATH… --
-// FILE ARGV…` execs one step, and `planc __shim -lock MODE -ro PATH…
-// -spawn` is a scope's spawner (spawner_linux.go), which starts many. Run
+// The shim runs in one of two modes: `planc __shim -lock MODE -ro PATH…
+// -report -- FILE ARGV…` execs one step, and `planc __shim -lock MODE -ro
+// PATH… -report -spawn` is a scope's spawner (spawner_linux.go), which starts many. Run
 // uses the spawner, and a shim per step only for a request too big for the
 // spawner's socket. On one locked OS thread, the shim:
 //
@@ -81,11 +81,12 @@ const (
 
 // shimConfig is the shim's parsed command line.
 type shimConfig struct {
-	lock  string
-	ro    []string
-	spawn bool // the spawner, not one step
-	file  string
-	argv  []string
+	lock   string
+	ro     []string
+	report bool // fd 3 is the report pipe, or the spawner's socket
+	spawn  bool // the spawner, not one step
+	file   string
+	argv   []string
 }
 
 // parseShim parses the arguments after __shim.
@@ -100,6 +101,9 @@ func parseShim(args []string) (shimConfig, error) {
 			}
 			c.file, c.argv = args[1], args[2:]
 			return c, nil
+		case a == "-report":
+			c.report = true
+			args = args[1:]
 		case a == "-spawn" && len(args) == 1:
 			c.spawn = true
 			return c, nil
@@ -122,15 +126,19 @@ func parseShim(args []string) (shimConfig, error) {
 // read-only, locks that in, and then either execs the step's file or, with
 // -spawn, serves as the scope's spawner of protected steps on fd 3. A
 // step's shim returns only on failure, with the exit status 127, after
-// writing the reason to fd 3 (or standard error when fd 3 is not open).
+// writing the reason to fd 3 when -report says it is the report pipe, to
+// standard error otherwise.
 func ShimMain(args []string) int {
-	// fd 3 is used raw: an *os.File for it could be finalized, closing it.
-	report := 3
-	if _, err := unix.FcntlInt(3, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
-		report = 2
+	c, err := parseShim(args)
+	report := 2
+	if c.report {
+		// fd 3 is used raw: an *os.File for it could be finalized,
+		// closing it.
+		report = 3
+		unix.FcntlInt(3, unix.F_SETFD, unix.FD_CLOEXEC)
 	}
 	// The step gets standard input, output and error, nothing else.
-	unix.CloseRange(4, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
 	say := func(msg string) int {
 		if report == 2 {
 			msg = "planc " + ShimCommand + ": " + msg + "\n"
@@ -138,14 +146,13 @@ func ShimMain(args []string) int {
 		unix.Write(report, []byte(msg))
 		return 127
 	}
-	c, err := parseShim(args)
 	if err != nil {
 		return say(err.Error())
 	}
 	runtime.LockOSThread() // the thread that is restricted is the one that execs
 	if c.spawn {
-		if report == 2 {
-			return say("the spawner needs its socket on fd 3")
+		if !c.report {
+			return say("the spawner needs its socket on fd 3 (-report)")
 		}
 		return serveSpawner(c)
 	}
@@ -158,11 +165,14 @@ func ShimMain(args []string) int {
 
 // shimProtect does steps 1 to 3 of the shim.
 func shimProtect(c shimConfig) error {
+	if c.lock != lockLandlock && c.lock != lockCaps {
+		return fmt.Errorf("unknown lock %q", c.lock)
+	}
 	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
 		return fmt.Errorf("entering a mount namespace: %w", err)
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("making mounts private: %w", err)
+		return fmt.Errorf("making mounts slaves of the host's: %w", err)
 	}
 	for _, p := range c.ro {
 		if err := bindReadOnly(p); err != nil {
@@ -172,24 +182,22 @@ func shimProtect(c shimConfig) error {
 	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_DAC_READ_SEARCH, 0, 0, 0); err != nil {
 		return fmt.Errorf("dropping CAP_DAC_READ_SEARCH: %w", err)
 	}
-	switch c.lock {
-	case lockLandlock:
+	if c.lock == lockLandlock {
 		return landlockLock()
-	case lockCaps:
-		for _, cp := range []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE} {
-			if err := unix.Prctl(unix.PR_CAPBSET_DROP, cp, 0, 0, 0); err != nil {
-				return fmt.Errorf("dropping capability %d: %w", cp, err)
-			}
-		}
-		return nil
 	}
-	return fmt.Errorf("unknown lock %q", c.lock)
+	for _, cp := range []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE} {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, cp, 0, 0, 0); err != nil {
+			return fmt.Errorf("dropping capability %d: %w", cp, err)
+		}
+	}
+	return nil
 }
 
 // bindReadOnly makes p, and every mount beneath it, read-only in this
-// mount namespace. A p that does not exist is left alone.
+// mount namespace. A p that does not exist (or is a symbolic link to
+// nothing) is left alone.
 func bindReadOnly(p string) error {
-	if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {

@@ -107,7 +107,7 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 	}
 	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxMessage)
 	theirs := os.NewFile(uintptr(fds[1]), "spawner")
-	args := append(s.shimArgs(protect), "-spawn")
+	args := append(s.shimArgs(protect), "-report", "-spawn")
 	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
 	err = cmd.Start()
