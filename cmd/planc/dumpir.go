@@ -80,4 +80,3 @@ func runDumpIR(e *env, c *command, args []string) int {
 	}
 	return exitOK
 }
-
