@@ -19,7 +19,9 @@ func BuiltinTools() []string { return ast.BuiltinTools() }
 //     sorted, each once; none when tools.builtin is absent (a manifest grants
 //     only what it names). MCP servers contribute nothing yet: their tools are
 //     only known once the servers run and list them, which the runtime does
-//     before validation and adds to this inventory (runtime.md, "Tools").
+//     before validation and adds to this inventory with WithTools
+//     (runtime.md, "Tools"). Until then ToolsPending is set when the
+//     manifest has MCP servers, and the unknown-tool rule is off.
 //   - ShellAllow and SpawnAllow keep the manifest's order, each entry once
 //     (an exact duplicate is one grant, not an ambiguity for S15).
 //
@@ -32,10 +34,27 @@ func CapabilitiesOf(m *ast.Manifest) *Capabilities {
 	tools := ast.Names(m.Tools.Builtin)
 	slices.Sort(tools)
 	return &Capabilities{
-		Tools:      slices.Compact(tools),
-		ShellAllow: uniq(ast.Names(m.Capabilities.ShellAllow)),
-		SpawnAllow: uniq(ast.Names(m.Capabilities.SpawnAllow)),
+		Tools:        slices.Compact(tools),
+		ToolsPending: len(m.Tools.MCP) > 0,
+		ShellAllow:   uniq(ast.Names(m.Capabilities.ShellAllow)),
+		SpawnAllow:   uniq(ast.Names(m.Capabilities.SpawnAllow)),
 	}
+}
+
+// WithTools returns a copy of c whose inventory also holds names (the tools
+// the manifest's MCP servers offer, once they run and list them), sorted,
+// each once, and no longer pending. It is nil for a nil c (no capability
+// rules); c itself is left alone.
+func (c *Capabilities) WithTools(names ...string) *Capabilities {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.Tools = slices.Concat(c.Tools, names)
+	slices.Sort(out.Tools)
+	out.Tools = slices.Compact(out.Tools)
+	out.ToolsPending = false
+	return &out
 }
 
 // uniq drops later repeats from names, keeping the first of each in order.

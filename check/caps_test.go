@@ -41,15 +41,16 @@ func TestCapabilitiesOf(t *testing.T) {
 				},
 			},
 			&Capabilities{
-				Tools:      []string{"notes", "read-file", "repo-files", "write-file"},
-				ShellAllow: []string{"bash", "go", "cargo"},
-				SpawnAllow: []string{"local/worker", "team/worker"},
+				Tools:        []string{"notes", "read-file", "repo-files", "write-file"},
+				ToolsPending: true,
+				ShellAllow:   []string{"bash", "go", "cargo"},
+				SpawnAllow:   []string{"local/worker", "team/worker"},
 			},
 		},
 		{
 			"mcp only",
 			&ast.Manifest{Name: "local/a", Tools: ast.Tools{MCP: []ast.MCPServer{{Name: "fs", Command: []string{"x"}}}}},
-			&Capabilities{Tools: []string{}, ShellAllow: []string{}, SpawnAllow: []string{}},
+			&Capabilities{Tools: []string{}, ToolsPending: true, ShellAllow: []string{}, SpawnAllow: []string{}},
 		},
 	}
 	for _, tc := range tests {

@@ -22,6 +22,10 @@ type Diagnostic = ast.Diagnostic
 type Capabilities struct {
 	// Tools is the tool inventory: every tool name a tool step may name.
 	Tools []string
+	// ToolsPending is true while Tools lacks the tools of the manifest's
+	// MCP servers, which are known only once the servers run: the
+	// unknown-tool rule is off until WithTools adds them.
+	ToolsPending bool
 	// ShellAllow is capabilities.shell.allow: the binaries a shell step's
 	// first word may be, compared exactly (S14).
 	ShellAllow []string

@@ -15,6 +15,9 @@ var ruleUnknownTool = Rule{
 	Example:   `{"id": "n", "tool": "note", "input": {"body": "hi"}}`,
 	NeedsCaps: true,
 	run: func(p *Pass, r *Rule) {
+		if p.Caps.ToolsPending {
+			return // the MCP servers' tools are not known yet
+		}
 		tools := slices.Clone(p.Caps.Tools)
 		slices.Sort(tools)
 		for _, s := range p.Plan.Steps {

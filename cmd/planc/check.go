@@ -1,9 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
 
+	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
 )
 
 // checkCommand is planc check (cli.md).
@@ -19,13 +27,16 @@ of all of them sorted by file, line and column. Lines and columns are
 
 flags:
   --capsule FILE   the capsule manifest; turns on the capability rules
-                   (tool inventory, shell allow list, spawn allow list)
+                   (tool inventory, shell allow list, spawn allow list).
+                   Its MCP servers are started to list their tools, and
+                   ended; one that does not start within 10s is an error
   --format FORMAT  text (the default: a line, the source line and a caret
                    under the span), json (one array) or sarif (SARIF 2.1.0)
   --werror         treat warnings as errors
 
 exit status: 0 no errors, 1 at least one error (or warning, with
---werror), 2 usage error, unreadable file or refused capsule manifest
+--werror), 2 usage error, unreadable file, refused capsule manifest, or an
+MCP server of the manifest that did not start
 `,
 	run: runCheck,
 }
@@ -74,6 +85,16 @@ func runCheck(e *env, c *command, args []string) int {
 			return exitUsage
 		}
 		caps, all = check.CapabilitiesOf(m), ds
+		if len(m.Tools.MCP) > 0 {
+			tools, err := listMCPTools(m, filepath.Dir(*capsule))
+			if err != nil {
+				for line := range strings.SplitSeq(err.Error(), "\n") {
+					fmt.Fprintf(e.stderr, "planc check: capsule manifest: %s\n", line)
+				}
+				return exitUsage
+			}
+			caps = caps.WithTools(tools...)
+		}
 	}
 
 	var failures []string
@@ -100,6 +121,15 @@ func runCheck(e *env, c *command, args []string) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// listMCPTools starts m's MCP servers, lists their tools and ends them
+// (host.ListMCPTools), so that unknown-tool knows them; SIGINT or SIGTERM
+// ends the servers too.
+func listMCPTools(m *ast.Manifest, manifestDir string) ([]string, error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return host.ListMCPTools(ctx, m, "", manifestDir, host.MCPStartTimeout)
 }
 
 // writeDiags prints ds on standard output in format (text, json or sarif).

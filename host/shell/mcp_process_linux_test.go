@@ -1,0 +1,132 @@
+package shell
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startSh starts `sh -c script` with start and returns the process and
+// the first line the script prints.
+func startSh(t *testing.T, start func(*exec.Cmd) (*Process, error), script string) (*Process, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	p, err := start(&exec.Cmd{Path: sh, Args: []string{"sh", "-c", script}, Stdout: w})
+	w.Close()
+	if err != nil {
+		t.Fatalf("StartProcess: %v", err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	r.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	return p, strings.TrimSpace(line)
+}
+
+// gone waits up to 5 s for pid to be gone (or a zombie).
+func gone(t *testing.T, pid string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil || strings.Contains(string(b), ") Z ") {
+			return
+		}
+	}
+	t.Errorf("process %s is still running", pid)
+}
+
+func TestScopeStartProcess(t *testing.T) {
+	s := openTestScope(t)
+	p, child := startSh(t, func(c *exec.Cmd) (*Process, error) { return s.StartProcess(c, "mcp") }, "sleep 60 & echo $!; wait")
+	cg, err := os.ReadFile("/proc/" + strconv.Itoa(p.Pid()) + "/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := p.sys.leaf
+	if filepath.Dir(leaf) != s.Dir() || !strings.HasPrefix(filepath.Base(leaf), "mcp-") || !strings.Contains(string(cg), "/"+filepath.Base(leaf)+"\n") {
+		t.Errorf("the process is in %q; want a leaf mcp-N of %s (%s)", cg, s.Dir(), leaf)
+	}
+	select {
+	case <-p.Done():
+		t.Fatalf("Done before Stop: %v", p.Err())
+	default:
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if got := p.Err(); got == nil || got.Error() != "killed by signal SIGKILL" {
+		t.Errorf("Err = %v, want killed by signal SIGKILL", got)
+	}
+	gone(t, child)
+	if _, err := os.Stat(leaf); !os.IsNotExist(err) {
+		t.Errorf("leaf %s still there after Stop (%v)", leaf, err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+func TestScopeStartProcessExits(t *testing.T) {
+	s := openTestScope(t)
+	p, _ := startSh(t, func(c *exec.Cmd) (*Process, error) { return s.StartProcess(c, "mcp") }, "echo up; exit 3")
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("no exit")
+	}
+	if got := p.Err(); got == nil || got.Error() != "exit status 3" {
+		t.Errorf("Err = %v, want exit status 3", got)
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+}
+
+func TestScopeCloseEndsProcess(t *testing.T) {
+	s := openTestScope(t)
+	p, child := startSh(t, func(c *exec.Cmd) (*Process, error) { return s.StartProcess(c, "mcp") }, "sleep 60 & echo $!; wait")
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case <-p.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the process outlived Close")
+	}
+	gone(t, child)
+	if err := p.Stop(); err != nil {
+		t.Errorf("Stop after Close: %v", err)
+	}
+	if _, err := s.StartProcess(exec.Command("true"), "mcp"); err == nil {
+		t.Errorf("StartProcess after Close succeeded")
+	}
+}
+
+func TestStartProcessGroup(t *testing.T) {
+	p, child := startSh(t, StartProcess, "sleep 60 & echo $!; wait")
+	if err := p.Stop(); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	gone(t, child)
+	if got := p.Err(); got == nil || got.Error() != "killed by signal SIGKILL" {
+		t.Errorf("Err = %v, want killed by signal SIGKILL", got)
+	}
+}
+
+func TestStartProcessNotFound(t *testing.T) {
+	if _, err := StartProcess(&exec.Cmd{Path: "/nonexistent/server", Args: []string{"server"}}); err == nil {
+		t.Errorf("StartProcess of a missing file succeeded")
+	}
+}
