@@ -16,17 +16,19 @@ import (
 	"github.com/planc/planc/vm"
 )
 
-// CapsuleUnsupported is the error of every capsule step: sub-capsules come
-// with the roost, which this runtime does not have yet.
+// CapsuleUnsupported is the error of a capsule step when the plan's scope
+// cannot start sub-capsules (a scope that is not host/shell's).
 const CapsuleUnsupported = "capsule steps are not supported by this runtime yet"
 
-// runHost is planc run's vm.Host for one plan: built-in tools, shell steps
-// in the plan's cgroup scope, the step refusals, and the session's trace.
+// runHost is planc run's vm.Host for one plan: built-in and MCP tools,
+// shell steps in the plan's cgroup scope, the step refusals, and the
+// session's trace.
 type runHost struct {
 	prog    *ir.Program
 	trace   *Trace
 	tools   *Builtins
-	checker refuser // nil: nothing to refuse
+	mcp     *mcpServers // the MCP servers' tools; nil: none
+	checker refuser     // nil: nothing to refuse
 	scope   shellScope
 	shell   shellSpec
 	session *Session
@@ -36,6 +38,8 @@ type runHost struct {
 	// read_only path, but by the runtime.
 	plansDir string
 	observe  func(*ir.Program, vm.Event)
+	// caps runs the capsule steps (delegation.go).
+	caps *delegations
 }
 
 // refuser is the step refusal check: host/protect's *Checker.
@@ -75,7 +79,7 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 	var r *protect.Refusal
 	switch c.Step.Kind {
 	case ir.KindTool:
-		r = h.checker.Tool(c.Step.Target, c.Input, protect.ToolInfo{Builtin: IsBuiltin(c.Step.Target)})
+		r = h.checker.Tool(c.Step.Target, c.Input, h.toolInfo(c.Step.Target))
 	case ir.KindShell:
 		r = h.checker.Shell(c.Step.Argv, c.Step.Target)
 	}
@@ -95,9 +99,10 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 	return errors.New(r.Message)
 }
 
-// CallTool implements vm.Host with the built-in tools.
+// CallTool implements vm.Host with the MCP servers' tools and the
+// built-in tools.
 func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
-	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
+	out, err := h.callTool(ctx, c.Step.Target, c.Input)
 	return h.cut(c, out, err)
 }
 
@@ -111,15 +116,17 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 	return h.cut(c, string(r.Output), r.Err)
 }
 
-// SpawnCapsule implements vm.Host: capsule steps fail until the roost
-// exists.
-func (h *runHost) SpawnCapsule(context.Context, vm.Call) (string, error) {
-	return "", errors.New(CapsuleUnsupported)
+// SpawnCapsule implements vm.Host: the roost resolves the capsule and it
+// runs as a sub-capsule in a leaf cgroup of the plan's scope
+// (delegation.go).
+func (h *runHost) SpawnCapsule(ctx context.Context, c vm.Call) (string, error) {
+	return h.caps.spawn(ctx, h.scope, c)
 }
 
 // Trace implements vm.Host: the event goes to trace.jsonl, then to the
 // observer (the live view).
 func (h *runHost) Trace(e vm.Event) {
+	h.caps.beforeTrace(e) // task_canceled … task_end before plan_end
 	h.trace.Event(e)
 	if h.observe != nil {
 		h.observe(h.prog, e)

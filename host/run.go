@@ -65,6 +65,15 @@ type Config struct {
 	// Notice receives one-line notes for the user (e.g. that the kernel
 	// cannot protect the plan files); nil drops them.
 	Notice func(string)
+	// Roost is the roost capsule steps spawn from; "" is WorkDir/roost
+	// (roost.go).
+	Roost string
+	// SpawnedBy and DelegationID name the parent session and delegation
+	// when this run is a sub-capsule's (capsule.go); "" at top level.
+	SpawnedBy, DelegationID string
+	// SpawnerEnded, when set, closes when a sub-capsule's spawner dies:
+	// Run writes spawner_ended, ends the plan, and writes no session_end.
+	SpawnerEnded <-chan struct{}
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
 	probe func() error
@@ -142,10 +151,11 @@ func Validate(src []byte, m *ast.Manifest) (*ast.Plan, []ast.Diagnostic) {
 }
 
 // Run runs one plan the way `planc run` does: it admits the manifest,
-// validates the plan, makes sure a plan with shell or capsule steps has a
-// delegated cgroup v2 scope (E-RUN-012 otherwise, before anything is
-// written), opens the session and its trace, writes the plan file and runs
-// what it reads back, and closes everything. Cancelling ctx cancels the
+// validates the plan, makes sure a plan with shell or capsule steps (or a
+// manifest with MCP servers) has a delegated cgroup v2 scope (E-RUN-012
+// otherwise, before anything is written), opens the session and its trace,
+// writes the plan file, starts the MCP servers in the scope and runs what
+// it reads back, and closes everything. Cancelling ctx cancels the
 // plan (S22). A *RefusedError means nothing ran (exit 2); any other error
 // is a failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
@@ -164,14 +174,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	needScope := needsScope(plan)
+	// MCP servers run in the plan's scope too (runtime.md, "Tools").
+	needScope := needsScope(plan) || len(m.Tools.MCP) > 0
 	if needScope {
 		if err := cfg.probeScope(); err != nil {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 	}
 
-	info := SessionInfo{Capsule: m.Name, Version: m.Version}
+	info := SessionInfo{Capsule: m.Name, Version: m.Version, SpawnedBy: nullable(cfg.SpawnedBy), DelegationID: nullable(cfg.DelegationID)}
 	var sess *Session
 	if cfg.SessionDir != "" {
 		sess, err = OpenSession(cfg.SessionDir, info)
@@ -186,9 +197,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
-	tr.SessionStart(m.Name, m.Version, "", "")
+	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
+	ctx, spawner := watchSpawner(ctx, &cfg, tr) // a sub-capsule's lifeline
 	res, err := runPlan(ctx, &cfg, m, workDir, sess, tr, needScope)
+	spawnerEnded := spawner.close()
 	status := ExitStatusFailed
 	if res != nil {
 		res.Session = sess
@@ -199,7 +212,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			status = ExitStatusCanceled
 		}
 	}
-	tr.SessionEnd(status)
+	if !spawnerEnded { // spawner_ended closes a sub-capsule's trace instead
+		tr.SessionEnd(status)
+	}
 	if cerr := tr.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("trace: %w", cerr)
 	}
@@ -240,6 +255,7 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, workDir string, 
 		manifestDir = workDir
 	}
 	h.plansDir = absPath("", filepath.Join(sess.Dir, PlansDir))
+	h.caps = newDelegations(cfg, m, workDir, sess, pf.N, tr)
 	h.shell = shellSpec{dir: workDir, timeout: shellTimeout(cfg, m), protect: protectedPaths(m, manifestDir, h.plansDir)}
 	// The checker's read_only paths: the manifest's, and the plan files.
 	ro := append(ast.Names(m.Capabilities.ReadOnly), h.plansDir)
@@ -258,6 +274,14 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, workDir string, 
 			cfg.Notice(off)
 		}
 	}
+	// The MCP servers start in the scope, once; the plan is validated
+	// again with their tools (unknown-tool was pending until now).
+	if err := h.startMCP(ctx, m, manifestDir, src); err != nil {
+		if h.scope != nil {
+			h.scope.Close()
+		}
+		return nil, err
+	}
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
@@ -273,10 +297,10 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, workDir string, 
 	rep, err := vm.Run(ctx, prog, h, vm.Options{MaxParallel: cfg.MaxParallel, PlanFile: pf.Rel})
 	close(stop)
 	wg.Wait()
-	var cerr error
+	cerr := h.mcp.close() // before the scope, which would kill them abruptly
 	if h.scope != nil {
-		if cerr = h.scope.Close(); cerr != nil {
-			cerr = fmt.Errorf("close the cgroup scope: %w", cerr)
+		if serr := h.scope.Close(); serr != nil {
+			cerr = errors.Join(cerr, fmt.Errorf("close the cgroup scope: %w", serr))
 		}
 	}
 	if err != nil {

@@ -59,6 +59,7 @@ func commands() []*command {
 		traceCommand,
 		versionCommand,
 		shimCommand,
+		capsuleCommand,
 	}
 }
 

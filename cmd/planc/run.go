@@ -26,7 +26,7 @@ const abortGrace = 3 * time.Second
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
-	usage: `usage: planc run [--capsule FILE] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress] [--quiet] PLAN
+	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress] [--quiet] [--dry-run] PLAN
 
 Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
@@ -37,6 +37,8 @@ SIGTERM cancels the plan; a second one ends it at once.
 flags:
   --capsule FILE       the capsule manifest (default: the embedded one, with
                        the built-in tools, no shell binaries, nothing to spawn)
+  --roost DIR          the roost capsule steps spawn sub-capsules from:
+                       DIR/<namespace>/<name>/capsule.json (default ./roost)
   --session DIR        reuse the session directory DIR; the plan gets the
                        next number (default: a new session under
                        .planc/sessions/)
@@ -47,6 +49,10 @@ flags:
   --progress           show the live view even when standard error is not a
                        terminal
   --quiet              never show the live view
+  --dry-run            validate, then print the schedule the VM would follow
+                       if every step succeeded (steps that start together,
+                       the tool lane's order, conditions); run nothing and
+                       write no session (exit 0, or 2 when refused)
 
 exit status: 0 the plan completed, 1 it did not complete, 2 it was refused
 before any step ran (or a usage error), 3 it was cancelled
@@ -59,10 +65,12 @@ func runRun(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	capsule := fs.String("capsule", "", "")
 	session := fs.String("session", "", "")
+	roost := fs.String("roost", "", "")
 	maxParallel := fs.Int("max-parallel", 0, "")
 	shellTimeout := fs.Duration("shell-timeout", 0, "")
 	progress := fs.Bool("progress", false, "")
 	quiet := fs.Bool("quiet", false, "")
+	dryRun := fs.Bool("dry-run", false, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
@@ -98,7 +106,7 @@ func runRun(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
-	src, _, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
+	src, plan, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
@@ -108,12 +116,16 @@ func runRun(e *env, c *command, args []string) int {
 	if failing(ds, false) {
 		return exitUsage
 	}
+	if *dryRun {
+		return e.dryRun(plan, m, *maxParallel)
+	}
 
 	cfg := host.Config{
 		Plan:         src.src,
 		Manifest:     m,
 		ManifestDir:  manifestDir,
 		SessionDir:   *session,
+		Roost:        *roost,
 		MaxParallel:  *maxParallel,
 		ShellTimeout: *shellTimeout,
 		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) },

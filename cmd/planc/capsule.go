@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/planc/planc/host"
+)
+
+// capsuleCommand is planc __capsule, the hidden subcommand a sub-capsule
+// runs as: planc run's capsule steps start it in the step's leaf cgroup
+// (host's delegation.go), and host.RunCapsule does the work. It is not for
+// people.
+var capsuleCommand = &command{
+	name:    host.CapsuleCommand,
+	summary: "internal: runs one sub-capsule of a capsule step",
+	usage: `usage: planc __capsule --roost DIR --session DIR MANIFEST
+
+Internal to planc run: one sub-capsule of a capsule step. It runs the
+entrypoint of the capsule MANIFEST (from the roost DIR) with its session in
+--session, the objective on standard input and the answer on standard
+output. $PLANC_SPAWNED_BY and $PLANC_DELEGATION_ID name its parent; fd 3 is
+its lifeline (EOF when the spawner dies) and fd 4 its status pipe. SIGTERM
+winds it down.
+`,
+	run: runCapsule,
+}
+
+// runCapsule implements planc __capsule.
+func runCapsule(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	roost := fs.String("roost", "", "")
+	session := fs.String("session", "", "")
+	paths, status, ok := e.parseArgs(c, fs, args)
+	switch {
+	case !ok:
+		return status
+	case len(paths) != 1:
+		return e.usageError(c, "give exactly one capsule manifest")
+	case *session == "":
+		return e.usageError(c, "--session is required")
+	}
+	// SIGTERM is the launcher's way to end this sub-capsule; no terminal
+	// reaches it (it runs in a session of its own), but SIGINT does the
+	// same for a person trying it by hand.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	cfg := host.CapsuleConfig{
+		Manifest: paths[0], SessionDir: *session, Roost: *roost,
+		SpawnedBy: os.Getenv(host.EnvSpawnedBy), DelegationID: os.Getenv(host.EnvDelegationID),
+		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
+	}
+	// A launcher passes fds 3 and 4 and sets the delegation id; by hand
+	// there are none.
+	if cfg.DelegationID != "" {
+		if f := inheritedFile(3, "lifeline"); f != nil {
+			cfg.Lifeline = f
+		}
+		if f := inheritedFile(4, "status"); f != nil {
+			cfg.Status = f
+		}
+	}
+	return host.RunCapsule(ctx, cfg)
+}
+
+// inheritedFile returns the descriptor fd that the launcher passed, marked
+// close-on-exec so that the entrypoint's processes do not inherit it, or
+// nil when it is not open.
+func inheritedFile(fd int, name string) *os.File {
+	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFD, syscall.FD_CLOEXEC); errno != 0 {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), name)
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// cancelPlan runs a sub-capsule that winds down on SIGTERM (polite) and
+// one that ignores it (stubborn), and a step after polite.
+const cancelPlan = `{"id": "stop", "steps": [
+	{"id": "polite", "capsule": "polite", "input": "wait"},
+	{"id": "stubborn", "capsule": "stubborn", "input": "wait"},
+	{"id": "later", "tool": "notes", "depends_on": ["polite"], "input": {"body": "x"}}
+]}`
+
+// The error of a capsule step the cancel ended (vm.CapsuleEnded).
+const capsuleEnded = "the task running this plan was cancelled; this step's sub-capsule was ended with it"
+
+// The completion.json the launcher writes (the seed's numbered list).
+const launcherCompletion = `{"status":"terminated","reported_by":"launcher","detail":"the parent ended this delegation"}` + "\n"
+
+// traceTime is the ts of a trace line.
+func traceTime(t *testing.T, l map[string]any) time.Time {
+	t.Helper()
+	ts, err := time.Parse(time.RFC3339Nano, l["ts"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+// TestCapsuleCancel: SIGINT to the parent while two sub-capsules run,
+// exactly as the seed lists it: SIGTERM at once, SIGKILL of the leaf 5 s
+// later for the one that ignores it; session_end canceled from the one
+// that exits in time; completion.json from the launcher once each has
+// exited; task_canceled, the terminal delegation lines, task_end and
+// plan_end in the parent's trace; nothing left running.
+func TestCapsuleCancel(t *testing.T) {
+	needScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeTestRoost(t, dir, "300.11", "300.22")
+	sess := filepath.Join(dir, "sess")
+	write(t, dir, "plan.json", cancelPlan)
+	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "--roost", "roost", "--session", sess, "plan.json")
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitStarted(t, sess, 2)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	code := exitCode(t, cmd.Wait())
+	took := time.Since(start)
+	if code != 3 {
+		t.Fatalf("exit %d:\n%s\n%s", code, so.String(), se.String())
+	}
+	// The stubborn one held the plan until its leaf was killed, 5 s after
+	// its SIGTERM.
+	if took < 5*time.Second || took > 8*time.Second {
+		t.Errorf("the plan ended %v after SIGINT; want a little over 5s", took)
+	}
+	want := testReport{PlanID: "stop", Canceled: true, Steps: []testStepRe{
+		{StepID: "later", Status: "skipped", Error: ptr("the task running this plan was cancelled before this step ran")},
+		{StepID: "polite", Status: "failed", Output: ptr("started\nbye\n"), Error: ptr(capsuleEnded)},
+		{StepID: "stubborn", Status: "failed", Output: ptr("started\n"), Error: ptr(capsuleEnded)},
+	}}
+	if diff := cmp.Diff(want, runOut{stdout: so.String()}.report(t)); diff != "" {
+		t.Errorf("report (-want +got):\n%s", diff)
+	}
+
+	polite, stubborn := filepath.Join(sess, "delegations/plan-1-polite-1"), filepath.Join(sess, "delegations/plan-1-stubborn-1")
+	// 1. The polite one wound down on SIGTERM within about a second and
+	// wrote session_end canceled; the stubborn one was killed and wrote
+	// none.
+	pl := traceLines(t, filepath.Join(polite, "trace.jsonl"))
+	if ev := capsuleEvents(t, filepath.Join(polite, "trace.jsonl")); !slices.Equal(ev, []string{"session_start plan-1-polite-1", "session_end canceled"}) {
+		t.Errorf("polite's trace: %v", ev)
+	} else if d := traceTime(t, pl[1]).Sub(start); d > 1500*time.Millisecond {
+		t.Errorf("polite ended %v after SIGINT", d)
+	}
+	if ev := capsuleEvents(t, filepath.Join(stubborn, "trace.jsonl")); !slices.Equal(ev, []string{"session_start plan-1-stubborn-1"}) {
+		t.Errorf("stubborn's trace: %v", ev)
+	}
+	// 2. completion.json in each, from the launcher.
+	for _, d := range []string{polite, stubborn} {
+		if b, _ := os.ReadFile(filepath.Join(d, "completion.json")); string(b) != launcherCompletion {
+			t.Errorf("%s/completion.json: %q", filepath.Base(d), b)
+		}
+	}
+	// 3 and 4. The parent's trace: task_canceled naming both, their
+	// terminal lines, task_end, then plan_end and session_end.
+	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	n := len(lines)
+	if n < 6 {
+		t.Fatalf("trace: %v", lines)
+	}
+	tail := lines[n-6:]
+	ids, _ := tail[0]["delegation_ids"].([]any)
+	if tail[0]["event"] != "task_canceled" || tail[0]["task_id"] != "plan-1" || len(ids) != 2 {
+		t.Errorf("task_canceled: %v", tail[0])
+	}
+	var ended []string
+	for i, l := range tail[1:3] {
+		if l["event"] != "delegation" || l["outcome"] != "terminated" || l["reason"] != "the delegating task was cancelled" || l["delegation_id"] != ids[i] {
+			t.Errorf("delegation line: %v", l)
+		}
+		ended = append(ended, str(l["delegation_id"]))
+	}
+	slices.Sort(ended)
+	if !slices.Equal(ended, []string{"plan-1-polite-1", "plan-1-stubborn-1"}) {
+		t.Errorf("ended %v", ended)
+	}
+	if l := tail[3]; l["event"] != "task_end" || l["task_id"] != "plan-1" || l["outcome"] != "canceled" {
+		t.Errorf("task_end: %v", l)
+	}
+	if tail[4]["event"] != "plan_end" || tail[4]["outcome"] != "canceled" || tail[5]["exit_status"] != "canceled" {
+		t.Errorf("trace ends %v %v", tail[4], tail[5])
+	}
+	// Each delegation has exactly one terminal line: the task's.
+	if ev := capsuleEvents(t, filepath.Join(sess, "trace.jsonl"), "delegation_start", "delegation"); len(ev) != 4 {
+		t.Errorf("delegation lines: %v", ev)
+	}
+	for _, m := range []string{"sleep 300.11", "sleep 300.22", "--roost " + filepath.Join(dir, "roost")} {
+		if left := stillRunning(m, 2*time.Second); len(left) > 0 {
+			t.Errorf("%s left running: %v", m, left)
+		}
+	}
+	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+}
+
+// TestCapsuleSpawnerKilled: kill -9 of the parent ends nothing itself;
+// each sub-capsule sees its lifeline close, writes spawner_ended, ends its
+// command (the stubborn one's by SIGKILL, after PLANC_CAPSULE_GRACE) and
+// exits, leaving no completion.json.
+func TestCapsuleSpawnerKilled(t *testing.T) {
+	needScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeTestRoost(t, dir, "301.11", "301.22")
+	sess := filepath.Join(dir, "sess")
+	write(t, dir, "plan.json", cancelPlan)
+	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "--roost", "roost", "--session", sess, "plan.json")
+	cmd.Env = append(os.Environ(), "PLANC_CAPSULE_GRACE=500ms")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	roost := filepath.Join(dir, "roost")
+	t.Cleanup(func() { clearScopes(t, sess) })
+	waitStarted(t, sess, 2)
+	cmd.Process.Kill()
+	cmd.Wait()
+
+	// The sub-capsules and their commands go on their own.
+	stillRunning("--roost "+roost, 10*time.Second)
+	for _, m := range []string{"--roost " + roost, "sleep 301.11", "sleep 301.22"} {
+		if left := stillRunning(m, 2*time.Second); len(left) > 0 {
+			t.Errorf("%s still running: %v", m, left)
+		}
+	}
+	for _, id := range []string{"plan-1-polite-1", "plan-1-stubborn-1"} {
+		d := filepath.Join(sess, "delegations", id)
+		if ev := capsuleEvents(t, filepath.Join(d, "trace.jsonl")); !slices.Equal(ev, []string{"session_start " + id, "spawner_ended"}) {
+			t.Errorf("%s's trace: %v", id, ev)
+		}
+		if _, err := os.Stat(filepath.Join(d, "completion.json")); err == nil {
+			t.Errorf("%s has a completion.json", id)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(sess, "delegations/plan-1-polite-1/answer.txt")); string(b) != "started\nbye\n" {
+		t.Errorf("polite's answer: %q", b)
+	}
+	// The parent's trace stops where it was killed.
+	if ev := capsuleEvents(t, filepath.Join(sess, "trace.jsonl"), "delegation", "task_canceled", "plan_end", "session_end"); len(ev) > 0 {
+		t.Errorf("the killed parent's trace has %v", ev)
+	}
+}
+
+// stillRunning returns the processes whose command line holds marker
+// once they are gone or wait has passed: a process killed a moment ago
+// may take the kernel a moment to end.
+func stillRunning(marker string, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	for {
+		left := marked(marker)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// clearScopes removes the cgroups a killed planc left for session sess
+// (its plan's scope and the leaves in it), killing anything in them: a
+// parent killed outright cleans up nothing. It fails the test when a leaf
+// still held a process.
+func clearScopes(t *testing.T, sess string) {
+	id := sessionID(t, sess)
+	for _, scope := range scopesLeft(t, id) {
+		ents, _ := os.ReadDir(scope)
+		for _, e := range ents {
+			if !e.IsDir() {
+				continue
+			}
+			leaf := filepath.Join(scope, e.Name())
+			if b, _ := os.ReadFile(filepath.Join(leaf, "cgroup.procs")); len(strings.TrimSpace(string(b))) > 0 {
+				t.Errorf("%s still holds processes %q", leaf, b)
+				os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
+				time.Sleep(100 * time.Millisecond)
+			}
+			if err := os.Remove(leaf); err != nil {
+				t.Errorf("removing a leaf: %v", err)
+			}
+		}
+		if err := os.Remove(scope); err != nil {
+			t.Errorf("removing the scope: %v", err)
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
+)
+
+// fakeChild stands in for `planc __capsule`: it logs to $FAKE_LOG, says
+// it is up (fd 4) after $FAKE_UP seconds unless that is "never", and
+// exits on SIGTERM.
+const fakeChild = `#!/bin/sh
+trap 'echo term >> "$FAKE_LOG"; exit 3' TERM
+echo start >> "$FAKE_LOG"
+if [ "$FAKE_UP" != never ]; then
+	sleep "$FAKE_UP"
+	echo up >> "$FAKE_LOG"
+	echo '{"up":true}' >&4
+fi
+while :; do sleep 0.02; done
+`
+
+// TestSpawnEndsLaunchingChild: a capsule step whose child is still
+// starting when the cancel lands is ended as soon as it is up, not
+// before; one that never comes up is killed a grace period after the
+// cancel. Either way the launcher writes completion.json and leaves the
+// delegation's line to the task.
+func TestSpawnEndsLaunchingChild(t *testing.T) {
+	if err := shell.Probe(); err != nil {
+		t.Skipf("no delegated cgroup v2 scope here: %v", err)
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "fake-planc")
+	if err := os.WriteFile(exe, []byte(fakeChild), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := shell.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-launch") // host/shell's tests leave it alone
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := sc.Close(); err != nil {
+			t.Errorf("close the scope: %v", err)
+		}
+	}()
+	sess, err := CreateSession(filepath.Join(dir, "sessions"), SessionInfo{Capsule: "local/top", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := OpenTrace(filepath.Join(sess.Dir, TraceFile), sess.Info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	roost := writeRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
+	d := &delegations{roost: Roost{Dir: roost}, spawner: "local/top", allow: []string{"local/worker"},
+		session: sess, planN: 1, workDir: dir, trace: tr, grace: time.Second, exe: exe}
+
+	for i, up := range []string{"0.4", "never"} {
+		log := filepath.Join(dir, "log-"+up)
+		t.Setenv("FAKE_LOG", log)
+		t.Setenv("FAKE_UP", up)
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // the cancel lands while the child starts
+		c := vm.Call{PlanID: "p", Index: i, Attempt: 1, Step: &ir.Step{ID: "w" + strconv.Itoa(i), Kind: ir.KindCapsule, Target: "worker"}}
+		start := time.Now()
+		_, err := d.spawn(ctx, sc, c)
+		took := time.Since(start)
+		if err == nil || !strings.HasPrefix(err.Error(), vm.CapsuleEnded) {
+			t.Errorf("%s: err %v", up, err)
+		}
+		b, _ := os.ReadFile(log)
+		id := d.delegationID(c)
+		switch up {
+		case "never":
+			// Killed grace after the cancel, never signalled.
+			if string(b) != "start\n" || took < time.Second || took > 3*time.Second {
+				t.Errorf("never up: log %q after %v", b, took)
+			}
+		default:
+			// SIGTERM only once it said it was up.
+			if string(b) != "start\nup\nterm\n" || took < 400*time.Millisecond || took > time.Second {
+				t.Errorf("up: log %q after %v", b, took)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(sess.Dir, DelegationsDir, id, CompletionFile)); err != nil {
+			t.Errorf("%s: %v", up, err)
+		}
+		if n := len(d.ended); n != i+1 || d.ended[n-1].id != id {
+			t.Errorf("%s: ended %v", up, d.ended)
+		}
+	}
+	tr.Close()
+	var got []string
+	_, objs := readTrace(t, filepath.Join(sess.Dir, TraceFile))
+	for _, o := range objs {
+		got = append(got, o["event"].(string)+" "+o["delegation_id"].(string))
+	}
+	if strings.Join(got, ", ") != "delegation_start plan-1-w0-1, delegation_start plan-1-w1-1" {
+		t.Errorf("trace %v", got)
+	}
+	// Each spawn removed its leaf.
+	ents, _ := os.ReadDir(sc.Dir())
+	for _, e := range ents {
+		if e.IsDir() {
+			t.Errorf("leaf left: %s", e.Name())
+		}
+	}
+}

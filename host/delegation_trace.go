@@ -1,0 +1,121 @@
+package host
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/planc/planc/ir"
+)
+
+// The outcomes of a delegation line.
+const (
+	DelegationCompleted  = "completed"
+	DelegationFailed     = "failed"
+	DelegationTerminated = "terminated"
+)
+
+// ReasonTaskCanceled is the reason of the delegation line of a
+// sub-capsule ended because the task running its plan was cancelled (the
+// seed's numbered list, item 4).
+const ReasonTaskCanceled = "the delegating task was cancelled"
+
+// DelegationsDir is the session directory's delegations/: one sub-capsule
+// session directory per delegation.
+const DelegationsDir = "delegations"
+
+// CompletionFile is the completion.json the launcher writes into a
+// delegation directory once it has ended the delegation and the child has
+// exited.
+const CompletionFile = "completion.json"
+
+// Completion is completion.json.
+type Completion struct {
+	Status     string `json:"status"`
+	ReportedBy string `json:"reported_by"`
+	Detail     string `json:"detail"`
+}
+
+// launcherEnded is the completion.json of a delegation the parent ended
+// (runtime.md; the seed's numbered list, item 2).
+var launcherEnded = Completion{Status: "terminated", ReportedBy: "launcher", Detail: "the parent ended this delegation"}
+
+// writeCompletion writes c as dir/completion.json, whole or not at all.
+func writeCompletion(dir string, c Completion) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".completion-*.json")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if err := tmp.Close(); werr == nil {
+		werr = err
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, CompletionFile))
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// DelegationStart writes delegation_start: the sub-capsule of a capsule
+// step is up, as process pid.
+func (t *Trace) DelegationStart(planID, stepID, delegationID, capsule, version string, pid int) {
+	f := appendStr(nil, "plan_id", planID)
+	f = appendStr(f, "step_id", stepID)
+	f = appendStr(f, "delegation_id", delegationID)
+	f = appendStr(f, "capsule", capsule)
+	f = appendStr(f, "version", version)
+	f = append(f, `,"pid":`...)
+	f = strconv.AppendInt(f, int64(pid), 10)
+	t.own("delegation_start", f, false)
+}
+
+// Delegation writes the terminal delegation line: outcome is
+// DelegationCompleted, DelegationFailed or DelegationTerminated; reason
+// "" is written as null.
+func (t *Trace) Delegation(planID, stepID, delegationID, outcome, reason string) {
+	f := appendStr(nil, "plan_id", planID)
+	f = appendStr(f, "step_id", stepID)
+	f = appendStr(f, "delegation_id", delegationID)
+	f = appendStr(f, "outcome", outcome)
+	f = appendNullable(f, "reason", reason)
+	t.own("delegation", f, false)
+}
+
+// TaskCanceled writes task_canceled: the task taskID was cancelled, ending
+// the delegations ids (an empty list when it ended none).
+func (t *Trace) TaskCanceled(taskID string, ids []string) {
+	f := appendStr(nil, "task_id", taskID)
+	f = append(f, `,"delegation_ids":[`...)
+	for i, id := range ids {
+		if i > 0 {
+			f = append(f, ',')
+		}
+		f = ir.AppendJSONString(f, id)
+	}
+	f = append(f, ']')
+	t.own("task_canceled", f, false)
+}
+
+// TaskEnd writes task_end with the task's outcome.
+func (t *Trace) TaskEnd(taskID, outcome string) {
+	f := appendStr(nil, "task_id", taskID)
+	f = appendStr(f, "outcome", outcome)
+	t.own("task_end", f, false)
+}
+
+// SpawnerEnded writes spawner_ended, synced: a sub-capsule's lifeline
+// closed, so its spawner is gone.
+func (t *Trace) SpawnerEnded() {
+	t.own("spawner_ended", nil, true)
+}

@@ -1,0 +1,136 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
+)
+
+// DefaultRoostDir is the roost `planc run` spawns sub-capsules from when
+// it is given no --roost, relative to the working directory.
+const DefaultRoostDir = "roost"
+
+// RoostManifestFile is a capsule's manifest in the roost:
+// ROOST/<namespace>/<name>/capsule.json.
+const RoostManifestFile = "capsule.json"
+
+// Roost is the directory of the capsules a plan's capsule steps may spawn
+// (runtime.md, "Capsules, the roost and delegations"). It decides at spawn
+// time, not at validation (S15): a bare name must match exactly one entry
+// of the spawning capsule's capabilities.spawn.allow, and that capsule's
+// manifest must be in the roost, named as its place says, with an
+// entrypoint. A refusal fails the step, never the plan's validation.
+type Roost struct {
+	// Dir is the roost directory.
+	Dir string
+}
+
+// RoostCapsule is a capsule the roost found for a spawn.
+type RoostCapsule struct {
+	// Name is its namespaced name, e.g. "local/worker"; Version its
+	// manifest's version (ast.DefaultManifestVersion when it gives none).
+	Name, Version string
+	// Path is its capsule.json, absolute; Dir the directory holding it,
+	// which the manifest's relative paths start from.
+	Path, Dir string
+	// Manifest is the parsed manifest, with an entrypoint.
+	Manifest *ast.Manifest
+}
+
+// MatchSpawn returns the entries of allow (capabilities.spawn.allow) that
+// the bare name matches: those whose last "/"-segment equals it (S15).
+// Duplicate entries count once.
+func MatchSpawn(bare string, allow []string) []string {
+	var out []string
+	for _, a := range allow {
+		if a[strings.LastIndexByte(a, '/')+1:] == bare && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Resolve finds the capsule a step names by its bare name, spawned by the
+// capsule called spawner whose capabilities.spawn.allow is allow. Its
+// error says why the roost refuses: the name matches no entry or two, the
+// capsule is not in the roost, its manifest is refused or has no
+// entrypoint.
+func (r Roost) Resolve(bare, spawner string, allow []string) (*RoostCapsule, error) {
+	matches := MatchSpawn(bare, allow)
+	switch {
+	case len(matches) > 1:
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, quoteAll(matches), spawner)
+	case len(matches) == 0 && len(allow) == 0:
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, spawner)
+	case len(matches) == 0:
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, spawner, quoteAll(allow))
+	}
+	name := matches[0]
+	if !ast.IsCapsuleName(name) {
+		// The manifest parser refuses such an entry; a hand-built
+		// manifest could still hold one, and it must not name a path.
+		return nil, fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
+	}
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	ns, base, _ := strings.Cut(name, "/")
+	capDir := filepath.Join(dir, ns, base)
+	path := filepath.Join(capDir, RoostManifestFile)
+	src, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("capsule %q is not in the roost %s: there is no %s", name, r.Dir, filepath.Join(r.Dir, ns, base, RoostManifestFile))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("capsule %q: %w", name, err)
+	}
+	m, err := LoadCapsuleManifest(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if m.Name != name {
+		return nil, fmt.Errorf("%s names capsule %q, not %q: a capsule's manifest lives at ROOST/<namespace>/<name>/%s", path, m.Name, name, RoostManifestFile)
+	}
+	if m.Entrypoint == nil {
+		return nil, fmt.Errorf("the roost refuses to spawn %q: %s has no entrypoint; add \"entrypoint\": {\"command\": [...]} or {\"plan\": \"<file>\"}", name, path)
+	}
+	return &RoostCapsule{Name: name, Version: m.Version, Path: path, Dir: capDir, Manifest: m}, nil
+}
+
+// LoadCapsuleManifest parses a roost capsule's manifest, src read from
+// path; its error names the first problem with its line and column.
+func LoadCapsuleManifest(path string, src []byte) (*ast.Manifest, error) {
+	m, ds := parser.ParseManifest(src, parser.DefaultLimits())
+	for _, d := range ds {
+		if d.Severity == ast.Error {
+			return nil, fmt.Errorf("%s:%d:%d: %s [%s]", path, d.Span.Start.Line, d.Span.Start.Col, d.Message, d.Code)
+		}
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%s: not a capsule manifest", path)
+	}
+	if m.Version == "" {
+		m.Version = ast.DefaultManifestVersion
+	}
+	return m, nil
+}
+
+// quoteAll formats names as "a", "b" and "c".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
+}
