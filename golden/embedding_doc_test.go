@@ -1,0 +1,50 @@
+package golden
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestEmbeddingDocExample: the Host shown in docs/embedding.md is the one
+// vm/example_test.go runs (its greeter type and methods, up to the
+// Example function), so the document shows code that compiles and whose
+// output go test checks. -update rewrites the document's block.
+func TestEmbeddingDocExample(t *testing.T) {
+	const (
+		docPath              = "../docs/embedding.md"
+		examplePath          = "../vm/example_test.go"
+		begin, end           = "<!-- example:begin -->\n```go\n", "```\n<!-- example:end -->"
+		fromLine, beforeLine = "// greeter is", "// Example embeds"
+	)
+	src, err := os.ReadFile(examplePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(src)
+	i, j := strings.Index(code, fromLine), strings.Index(code, beforeLine)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks %q … %q", examplePath, fromLine, beforeLine)
+	}
+	want := strings.TrimSpace(code[i:j]) + "\n"
+
+	raw, err := os.ReadFile(docPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	k, l := strings.Index(doc, begin), strings.Index(doc, end)
+	if k < 0 || l < k {
+		t.Fatalf("%s lacks the example markers", docPath)
+	}
+	if *update {
+		doc = doc[:k+len(begin)] + want + doc[l:]
+		if err := os.WriteFile(docPath, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got := doc[k+len(begin) : l]; got != want {
+		t.Errorf("%s's example is not %s's; run go test ./golden -update\n--- got\n%s\n--- want\n%s", docPath, examplePath, got, want)
+	}
+}

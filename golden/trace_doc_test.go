@@ -1,0 +1,220 @@
+package golden
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/vm"
+)
+
+// traceDoc is the trace's documentation, held to the writers here.
+const traceDoc = "../docs/trace.md"
+
+// traceEvents are runtime.md's trace events, in the order of its table.
+var traceEvents = []string{
+	tracefile.EventSessionStart, tracefile.EventSessionEnd, tracefile.EventSpawnerEnded,
+	tracefile.EventPlanStart, tracefile.EventPlanStepStart, tracefile.EventPlanStep, tracefile.EventPlanEnd,
+	tracefile.EventDelegationStart, tracefile.EventDelegation, tracefile.EventTaskCanceled, tracefile.EventTaskEnd,
+	tracefile.EventProtectedPathDenied, tracefile.EventCallDenied,
+}
+
+// docTrace is what docs/trace.md says.
+type docTrace struct {
+	fields   map[string][]string          // event → its fields, from the events table
+	types    map[string]map[string]string // event → field → type, from its section
+	examples []string                     // every example line
+}
+
+// readTraceDoc parses docs/trace.md: the events table, each event's
+// section table of fields, and the example lines (indented JSON objects).
+func readTraceDoc(t *testing.T) *docTrace {
+	t.Helper()
+	raw, err := os.ReadFile(traceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &docTrace{fields: map[string][]string{}, types: map[string]map[string]string{}}
+	row := regexp.MustCompile("^\\| \\[`([a-z_]+)`\\]\\(#[a-z_]+\\) \\| [^|]+ \\| (.*) \\|$")
+	fieldRow := regexp.MustCompile("^\\| (`[a-z_]+`(?:, `[a-z_]+`)*) \\| ([a-z ]+) \\| ")
+	section := ""
+	for _, line := range strings.Split(string(raw), "\n") {
+		switch {
+		case strings.HasPrefix(line, "### "):
+			section = strings.TrimPrefix(line, "### ")
+			d.types[section] = map[string]string{}
+		case strings.HasPrefix(line, "## "):
+			section = ""
+		case strings.HasPrefix(line, "    {"):
+			d.examples = append(d.examples, strings.TrimPrefix(line, "    "))
+		}
+		if m := row.FindStringSubmatch(line); m != nil {
+			var fs []string
+			if m[2] != "—" {
+				for _, f := range strings.Split(m[2], ", ") {
+					fs = append(fs, strings.Trim(f, "`"))
+				}
+			}
+			d.fields[m[1]] = fs
+		}
+		if m := fieldRow.FindStringSubmatch(line); m != nil && section != "" {
+			for _, f := range strings.Split(m[1], ", ") {
+				d.types[section][strings.Trim(f, "`")] = m[2]
+			}
+		}
+	}
+	return d
+}
+
+// keysOf returns the member names of the JSON object line, in order, with
+// their values.
+func keysOf(t *testing.T, line string) ([]string, map[string]any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", line)
+	}
+	var keys []string
+	vals := map[string]any{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		keys = append(keys, tok.(string))
+		vals[tok.(string)] = v
+	}
+	return keys, vals
+}
+
+// typeOK reports whether v is of the documented type.
+func typeOK(v any, typ string) bool {
+	switch typ {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "string or null":
+		_, ok := v.(string)
+		return ok || v == nil
+	case "integer":
+		f, ok := v.(float64)
+		return ok && f == float64(int64(f))
+	case "list of strings":
+		l, ok := v.([]any)
+		for _, x := range l {
+			if _, s := x.(string); !s {
+				return false
+			}
+		}
+		return ok
+	}
+	return false
+}
+
+// TestTraceDoc: docs/trace.md documents every event of runtime.md, each
+// with its fields in the order written, a type for each, and at least one
+// example line; every example line has ts, event and session first, then
+// exactly its event's fields, of the documented types, and tracefile
+// reads it without a note.
+func TestTraceDoc(t *testing.T) {
+	d := readTraceDoc(t)
+	var documented []string
+	for ev := range d.fields {
+		documented = append(documented, ev)
+	}
+	slices.Sort(documented)
+	want := slices.Sorted(slices.Values(traceEvents))
+	if !slices.Equal(documented, want) {
+		t.Fatalf("events table lists %v, want %v", documented, want)
+	}
+	seen := map[string]bool{}
+	for _, line := range d.examples {
+		keys, vals := keysOf(t, line)
+		ev, _ := vals["event"].(string)
+		seen[ev] = true
+		wantKeys := append([]string{"ts", "event", "session"}, d.fields[ev]...)
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("example %s: members %v, want %v", ev, keys, wantKeys)
+			continue
+		}
+		for _, f := range d.fields[ev] {
+			if typ := d.types[ev][f]; !typeOK(vals[f], typ) {
+				t.Errorf("example %s: %s is %v, documented as %q", ev, f, vals[f], typ)
+			}
+		}
+		evs, notes, err := tracefile.Read(strings.NewReader(line + "\n"))
+		if err != nil || len(notes) > 0 || len(evs) != 1 {
+			t.Errorf("tracefile.Read(%s): %v %v", line, notes, err)
+		}
+	}
+	for _, ev := range traceEvents {
+		if !seen[ev] {
+			t.Errorf("event %s has no example line", ev)
+		}
+		if len(d.fields[ev]) != len(d.types[ev]) {
+			t.Errorf("event %s: table fields %v, section fields %v", ev, d.fields[ev], d.types[ev])
+		}
+	}
+}
+
+// TestTraceDocWriters: the lines the runtime writes have the members
+// docs/trace.md gives, in its order: every event, the VM's through
+// vm.Event.AppendFields and host.Trace, the host's own (sessions,
+// refusals, delegations, tasks) through their host.Trace methods.
+func TestTraceDocWriters(t *testing.T) {
+	d := readTraceDoc(t)
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	tr, err := host.OpenTrace(path, "S")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.SessionStart("local/planc", "0.1.0", "", "")
+	tr.Event(vm.Event{Kind: vm.PlanStart, PlanID: "p", PlanFile: "plans/plan-1.json", Steps: 1})
+	tr.Event(vm.Event{Kind: vm.PlanStepStart, PlanID: "p", StepID: "a", StepKind: ir.KindTool, Attempt: 1})
+	tr.ProtectedPathDenied("p", "a", "/src")
+	tr.CallDenied("p", "a", 0, "on-shell")
+	tr.Event(vm.Event{Kind: vm.PlanStep, PlanID: "p", StepID: "a", Status: vm.StatusFailed, Attempt: 1, Error: "x"})
+	tr.DelegationStart("p", "w", "plan-1-w-1", "local/worker", "0.1.0", 42)
+	tr.Delegation("p", "w", "plan-1-w-1", host.DelegationCompleted, "")
+	tr.TaskCanceled("plan-1", []string{"plan-1-w-1"})
+	tr.TaskEnd("plan-1", host.ExitStatusCanceled)
+	tr.Event(vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Failed, FailedStep: "a", Failed: 1})
+	tr.SpawnerEnded()
+	tr.SessionEnd(host.ExitStatusFailed)
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := map[string]bool{}
+	for _, line := range strings.Split(string(bytes.TrimSpace(raw)), "\n") {
+		keys, vals := keysOf(t, line)
+		ev := vals["event"].(string)
+		written[ev] = true
+		want := append([]string{"ts", "event", "session"}, d.fields[ev]...)
+		if diff := cmp.Diff(want, keys); diff != "" {
+			t.Errorf("%s as written (-docs/trace.md +host.Trace):\n%s", ev, diff)
+		}
+	}
+	for _, ev := range traceEvents {
+		if !written[ev] {
+			t.Errorf("the test wrote no %s line", ev)
+		}
+	}
+}

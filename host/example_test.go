@@ -1,0 +1,58 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/planc/planc/host"
+)
+
+// ExampleRun runs a plan the way planc run does, from Go: validation, a
+// session directory with the plan file, trace.jsonl and notes.md, the
+// built-in tools of the embedded default manifest, and the report.
+func ExampleRun() {
+	work, err := os.MkdirTemp("", "planc-example-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(work)
+	plan := []byte(`{"id": "note", "steps": [
+  {"id": "write", "tool": "write-file", "input": {"path": "hello.txt", "content": "hi\n"}},
+  {"id": "read", "tool": "read-file", "depends_on": ["write"], "input": {"path": "hello.txt"}},
+  {"id": "note", "tool": "notes", "depends_on": ["read"], "input": {"body": "$read.output"}}
+]}`)
+	res, err := host.Run(context.Background(), host.Config{
+		Plan:       plan,
+		Manifest:   nil, // the embedded default manifest: built-in tools, no shell
+		WorkDir:    work,
+		SessionDir: filepath.Join(work, "session"),
+	})
+	var refused *host.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		fmt.Println("refused:", refused) // nothing ran; planc run exits 2
+		return
+	case err != nil:
+		panic(err) // the runtime itself failed
+	}
+	fmt.Println(res.Report.Summary)
+	fmt.Println("exit status:", res.Status, "plan file:", res.Plan.Rel)
+	for _, s := range res.Report.Steps {
+		fmt.Printf("%s %s %q\n", s.StepID, s.Status, *s.Output)
+	}
+	notes, _ := os.ReadFile(filepath.Join(res.Session.Dir, host.NotesFile))
+	fmt.Printf("notes.md: %q\n", notes)
+	_, err = os.Stat(filepath.Join(res.Session.Dir, host.TraceFile))
+	fmt.Println("trace written:", err == nil)
+	// Output:
+	// Plan 'note': 3 steps, 3 succeeded, 0 failed, 0 skipped
+	// exit status: 0 plan file: plans/plan-1.json
+	// write success "wrote 3 bytes to hello.txt"
+	// read success "hi\n"
+	// note success "appended 3 bytes to notes.md"
+	// notes.md: "hi\n"
+	// trace written: true
+}
