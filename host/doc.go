@@ -13,10 +13,12 @@
 // everything with session_end.
 //
 // While the plan runs, the host dispatches tool steps to the built-in
-// tools (Builtins), shell steps to host/shell (one leaf cgroup per step in
+// tools (Builtins) or to the MCP servers of the manifest's tools.mcp
+// (started once per run in the plan's scope), capsule steps to
+// sub-capsules from the roost (a child planc per delegation, see
+// docs/capsules.md), shell steps to host/shell (one leaf cgroup per step in
 // the plan's scope, the plan files and read_only paths protected by the
 // kernel), refuses steps through host/protect (read_only and hooks, with
 // their trace lines), cuts any output over 64 KiB (S20) keeping the whole
 // text under outputs/, and writes every event to the trace (Trace).
-// Capsule steps fail until the roost exists.
 package host
