@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-
-	"github.com/planc/planc/check"
-	"github.com/planc/planc/ir"
 )
 
 // dumpIRCommand is planc dump-ir (cli.md).
@@ -40,40 +37,9 @@ func runDumpIR(e *env, c *command, args []string) int {
 	if len(paths) != 1 {
 		return e.usageError(c, "give exactly one plan")
 	}
-	var caps *check.Capabilities
-	var all []fileDiag
-	if *capsule != "" {
-		m, ds, err := e.loadManifest(*capsule)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc dump-ir: capsule manifest: %v\n", err)
-			return exitUsage
-		}
-		if m == nil {
-			sortDiags(ds)
-			_ = writeText(e.stderr, ds)
-			return exitUsage
-		}
-		caps, all = check.CapabilitiesOf(m), ds
-	}
-	_, plan, ds, err := e.loadPlan(paths[0], caps)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc dump-ir: %v\n", err)
-		return exitUsage
-	}
-	all = append(all, ds...)
-	sortDiags(all)
-	if len(all) > 0 {
-		if err := writeText(e.stderr, all); err != nil {
-			return e.writeFailed(err)
-		}
-	}
-	if plan == nil || failing(all, false) {
-		return exitFail
-	}
-	prog, err := ir.Lower(plan)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc dump-ir: internal error: %v\n", err)
-		return exitFail
+	prog, status := e.lowerChecked("dump-ir", *capsule, paths[0])
+	if prog == nil {
+		return status
 	}
 	if _, err := fmt.Fprint(e.stdout, prog.String()); err != nil {
 		return e.writeFailed(err)

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
-	"github.com/planc/planc/ir"
 )
 
 // graphCommand is planc graph (cli.md).
@@ -54,42 +52,12 @@ func runGraph(e *env, c *command, args []string) int {
 	if *capsule == stdinName && paths[0] == stdinName {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	}
-	var caps *check.Capabilities
-	var all []fileDiag
-	if *capsule != "" {
-		m, ds, err := e.loadManifest(*capsule)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc graph: capsule manifest: %v\n", err)
-			return exitUsage
-		}
-		if m == nil {
-			sortDiags(ds)
-			_ = writeText(e.stderr, ds)
-			return exitUsage
-		}
-		caps, all = check.CapabilitiesOf(m), ds
-	}
-	_, plan, ds, err := e.loadPlan(paths[0], caps)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc graph: %v\n", err)
-		return exitUsage
-	}
-	all = append(all, ds...)
-	sortDiags(all)
-	if len(all) > 0 {
-		if err := writeText(e.stderr, all); err != nil {
-			return e.writeFailed(err)
-		}
-	}
-	if plan == nil || failing(all, false) {
-		return exitFail
-	}
-	prog, err := ir.Lower(plan)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc graph: internal error: %v\n", err)
-		return exitFail
+	prog, status := e.lowerChecked("graph", *capsule, paths[0])
+	if prog == nil {
+		return status
 	}
 	var out bytes.Buffer
+	var err error
 	if format.value == "mermaid" {
 		err = graph.WriteMermaid(&out, prog)
 	} else {

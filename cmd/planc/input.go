@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
 
@@ -151,4 +152,49 @@ func failing(ds []fileDiag, werror bool) bool {
 		}
 	}
 	return false
+}
+
+// lowerChecked is the front half of the commands that show a plan without
+// running it (dump-ir, graph): read the manifest (when given) and the plan,
+// check the plan with the manifest's capabilities, print every diagnostic
+// on standard error as check prints them, and lower the plan. It returns
+// the program, or nil and the exit status to return: 2 for an unreadable
+// file or a refused manifest, 1 for a refused plan.
+func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
+	var caps *check.Capabilities
+	var all []fileDiag
+	if capsule != "" {
+		m, ds, err := e.loadManifest(capsule)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
+			return nil, exitUsage
+		}
+		if m == nil {
+			sortDiags(ds)
+			_ = writeText(e.stderr, ds)
+			return nil, exitUsage
+		}
+		caps, all = check.CapabilitiesOf(m), ds
+	}
+	_, plan, ds, err := e.loadPlan(path, caps)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	all = append(all, ds...)
+	sortDiags(all)
+	if len(all) > 0 {
+		if err := writeText(e.stderr, all); err != nil {
+			return nil, e.writeFailed(err)
+		}
+	}
+	if plan == nil || failing(all, false) {
+		return nil, exitFail
+	}
+	prog, err := ir.Lower(plan)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: internal error: %v\n", cmd, err)
+		return nil, exitFail
+	}
+	return prog, exitOK
 }
