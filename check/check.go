@@ -54,10 +54,15 @@ type Pass struct {
 	ByID map[string]*ast.Step
 	// Bad marks steps whose schema is wrong (by Step.Index); later rules
 	// skip what follows from such a step.
-	Bad   map[int]bool
+	Bad   []bool
 	diags []Diagnostic
 	g     *graph
-	pos   map[*ast.Step]int32
+	// pos is each step's position in Plan.Steps, by Step.Index (they differ
+	// when an element of steps is not an object).
+	pos []int32
+	// argv0 is a shell step's first word, by Step.Index, once shell-syntax
+	// has split its command line ("" when it could not).
+	argv0 []string
 }
 
 // Report adds a diagnostic.
@@ -69,8 +74,14 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	if plan == nil {
 		return nil
 	}
-	p := &Pass{Plan: plan, Caps: caps, ByID: make(map[string]*ast.Step, len(plan.Steps)), Bad: map[int]bool{}}
-	for _, s := range plan.Steps {
+	n := 0
+	if len(plan.Steps) > 0 {
+		n = plan.Steps[len(plan.Steps)-1].Index + 1
+	}
+	p := &Pass{Plan: plan, Caps: caps, ByID: make(map[string]*ast.Step, len(plan.Steps)),
+		Bad: make([]bool, n), pos: make([]int32, n), argv0: make([]string, n)}
+	for i, s := range plan.Steps {
+		p.pos[s.Index] = int32(i)
 		if s.ID != "" {
 			if _, dup := p.ByID[s.ID]; !dup {
 				p.ByID[s.ID] = s

@@ -20,19 +20,15 @@ func (p *Pass) graph() *graph {
 	}
 	n := len(p.Plan.Steps)
 	g := &graph{deps: make([][]int32, n), depRefs: make([][]*ast.DepRef, n), users: make([][]int32, n), topo: make([]int32, n)}
-	// Steps are indexed by their position in p.Plan.Steps, which may differ
-	// from Step.Index when a steps element is not an object.
-	pos := make(map[*ast.Step]int32, n)
-	for i, s := range p.Plan.Steps {
-		pos[s] = int32(i)
-	}
+	// Steps are indexed by their position in p.Plan.Steps (p.pos), which
+	// may differ from Step.Index when a steps element is not an object.
 	for i, s := range p.Plan.Steps {
 		for _, d := range s.DependsOn {
 			t, ok := p.ByID[d.ID]
 			if !ok {
 				continue
 			}
-			j := pos[t]
+			j := p.pos[t.Index]
 			g.deps[i] = append(g.deps[i], j)
 			g.depRefs[i] = append(g.depRefs[i], d)
 			g.users[j] = append(g.users[j], int32(i))
@@ -59,7 +55,6 @@ func (p *Pass) graph() *graph {
 			}
 		}
 	}
-	p.pos = pos
 	p.g = g
 	return g
 }

@@ -35,7 +35,7 @@ var ruleReferenceNotDependency = Rule{
 				if !ok {
 					continue
 				}
-				ti := p.pos[t]
+				ti := p.pos[t.Index]
 				if isDirect(g.deps[i], ti) {
 					continue
 				}

@@ -21,11 +21,10 @@ var ruleShellNotAllowed = Rule{
 			if s.Kind != ast.KindShell || p.Bad[s.Index] {
 				continue
 			}
-			words := shellWords(s)
-			if len(words) == 0 || slices.Contains(p.Caps.ShellAllow, words[0]) {
+			bin := p.argv0[s.Index] // split once, by shell-syntax
+			if slices.Contains(p.Caps.ShellAllow, bin) {
 				continue
 			}
-			bin := words[0]
 			sug := ""
 			for _, a := range p.Caps.ShellAllow {
 				if path.Base(a) == path.Base(bin) {

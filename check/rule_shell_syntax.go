@@ -34,17 +34,9 @@ var ruleShellSyntax = Rule{
 			if len(words) == 0 {
 				p.Bad[s.Index] = true
 				p.report(r, s, sp, "", "%s has a command line with no words; write the command, e.g. \"go test ./...\"", stepName(s))
+				continue
 			}
+			p.argv0[s.Index] = words[0]
 		}
 	},
-}
-
-// shellWords splits a shell step's command line, or returns nil when it
-// cannot be split (shell-syntax reports that).
-func shellWords(s *ast.Step) []string {
-	w, err := shlex.Split(s.Target)
-	if err != nil {
-		return nil
-	}
-	return w
 }
