@@ -11,9 +11,9 @@ import "fmt"
 
 // Pos is a position in a source file.
 type Pos struct {
-	Offset int // byte offset from the start of the file, 0-based
-	Line   int // 1-based line
-	Col    int // 1-based column, in bytes
+	Offset int32 // byte offset from the start of the file, 0-based
+	Line   int32 // 1-based line
+	Col    int32 // 1-based column, in bytes
 }
 
 // IsValid reports whether p was set (line numbers start at 1).

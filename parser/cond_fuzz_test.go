@@ -73,7 +73,7 @@ func FuzzParseCond(f *testing.F) {
 // start, no trailing period, a colon before the fix.
 func checkCondError(t *testing.T, text string, err *ast.CondError) {
 	t.Helper()
-	s, e := err.Span.Start.Offset, err.Span.End.Offset
+	s, e := int(err.Span.Start.Offset), int(err.Span.End.Offset)
 	if !err.Span.IsValid() || s < 0 || s > e || e > len(text) {
 		t.Fatalf("ParseCond(%q): span %v (%d-%d) outside the text", text, err.Span, s, e)
 	}

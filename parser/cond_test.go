@@ -145,13 +145,13 @@ func TestParseCondJSONEscape(t *testing.T) {
 	}
 	cm := c.(*ast.Compare)
 	ref := cm.Y.(*ast.Ref)
-	at := strings.Index(raw, "$a.status") // 9, not 7
+	at := int32(strings.Index(raw, "$a.status")) // 9, not 7
 	wantRef := ast.Span{Start: ast.Pos{Offset: 57 + at, Line: 4, Col: 20 + at},
-		End: ast.Pos{Offset: 57 + len(raw), Line: 4, Col: 20 + len(raw)}}
+		End: ast.Pos{Offset: 57 + int32(len(raw)), Line: 4, Col: 20 + int32(len(raw))}}
 	if diff := cmp.Diff(wantRef, ref.Span); diff != "" {
 		t.Errorf("ref span (-want +got):\n%s", diff)
 	}
-	if got, want := ref.FieldSpan.Start.Col, 20+strings.Index(raw, "status"); got != want {
+	if got, want := int(ref.FieldSpan.Start.Col), 20+strings.Index(raw, "status"); got != want {
 		t.Errorf("field column = %d, want %d", got, want)
 	}
 	lit := cm.X.(*ast.Literal)
@@ -159,7 +159,7 @@ func TestParseCondJSONEscape(t *testing.T) {
 	if diff := cmp.Diff(wantLit, lit.Span); diff != "" || lit.Value != "x" {
 		t.Errorf("literal %q span (-want +got):\n%s", lit.Value, diff)
 	}
-	if got, want := cm.OpSpan.Start.Col, 20+strings.Index(raw, "=="); got != want {
+	if got, want := int(cm.OpSpan.Start.Col), 20+strings.Index(raw, "=="); got != want {
 		t.Errorf("operator column = %d, want %d", got, want)
 	}
 	// A refusal is placed the same way.

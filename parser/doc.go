@@ -50,7 +50,7 @@ func (s CondSource) Pos(i int) ast.Pos {
 		}
 		d = s.Offsets[i]
 	}
-	return ast.Pos{Offset: s.Base.Offset + d, Line: s.Base.Line, Col: s.Base.Col + d}
+	return ast.Pos{Offset: s.Base.Offset + int32(d), Line: s.Base.Line, Col: s.Base.Col + int32(d)}
 }
 
 // Span returns the file span of decoded bytes [i, j).

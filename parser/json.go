@@ -65,7 +65,7 @@ func newScanner(src []byte, lim Limits) *scanner {
 // scanner's current line (newlines occur only in white space, which
 // advances the line counters).
 func (p *scanner) pos(off int) ast.Pos {
-	return ast.Pos{Offset: off, Line: p.line, Col: off - p.lineStart + 1}
+	return ast.Pos{Offset: int32(off), Line: int32(p.line), Col: int32(off - p.lineStart + 1)}
 }
 
 func (p *scanner) fail(code string, sp ast.Span, format string, args ...any) {
@@ -131,7 +131,7 @@ func (p *scanner) locate(off int) ast.Pos {
 			ls = i + 1
 		}
 	}
-	return ast.Pos{Offset: off, Line: line, Col: off - ls + 1}
+	return ast.Pos{Offset: int32(off), Line: int32(line), Col: int32(off - ls + 1)}
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -150,8 +150,8 @@ func (p *scanner) here() ast.Span {
 	e := s
 	if p.off < len(p.src) {
 		_, n := utf8.DecodeRune(p.src[p.off:])
-		e.Offset += n
-		e.Col += n
+		e.Offset += int32(n)
+		e.Col += int32(n)
 	}
 	return ast.Span{Start: s, End: e}
 }

@@ -183,7 +183,7 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		for i, d := range ds {
 			s, e := d.Span.Start, d.Span.End
-			if !s.IsValid() || s.Offset > e.Offset || e.Offset > len(src) || d.Message == "" || d.Code == "" {
+			if !s.IsValid() || s.Offset > e.Offset || int(e.Offset) > len(src) || d.Message == "" || d.Code == "" {
 				t.Fatalf("bad diagnostic %+v for %d bytes", d, len(src))
 			}
 			if i > 0 && ds[i-1].Span.Start.Offset > s.Offset {

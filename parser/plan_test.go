@@ -20,7 +20,7 @@ type diagAt struct {
 func diagsAt(ds []ast.Diagnostic) []diagAt {
 	out := make([]diagAt, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, diagAt{d.Code, d.Span.Start.Line, d.Span.Start.Col})
+		out = append(out, diagAt{d.Code, int(d.Span.Start.Line), int(d.Span.Start.Col)})
 	}
 	return out
 }
@@ -89,7 +89,7 @@ func TestSpans(t *testing.T) {
 	}
 	a, b := plan.Steps[0], plan.Steps[1]
 	type span struct{ L1, C1, L2, C2 int }
-	sp := func(s ast.Span) span { return span{s.Start.Line, s.Start.Col, s.End.Line, s.End.Col} }
+	sp := func(s ast.Span) span { return span{int(s.Start.Line), int(s.Start.Col), int(s.End.Line), int(s.End.Col)} }
 	got := []span{sp(plan.Span), sp(a.Span), sp(a.IDField.KeySpan), sp(a.IDField.Value.Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan), sp(a.Refs[0].FieldSpan), sp(b.Refs[0].Span)}
 	want := []span{{1, 1, 5, 3}, {3, 3, 3, 77}, {3, 4, 3, 8}, {3, 10, 3, 13}, {3, 48, 3, 57}, {3, 49, 3, 50}, {3, 51, 3, 57}, {4, 48, 4, 57}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -168,7 +168,7 @@ func FuzzParsePlan(f *testing.F) {
 		}
 		if v != nil {
 			ast.Walk(v, func(x *ast.Value) bool {
-				if x.Span.End.Offset <= x.Span.Start.Offset || x.Span.End.Offset > len(src) {
+				if x.Span.End.Offset <= x.Span.Start.Offset || int(x.Span.End.Offset) > len(src) {
 					t.Fatalf("bad value span %v in %q", x.Span, src)
 				}
 				return true

@@ -28,10 +28,10 @@ func writeText(w io.Writer, ds []fileDiag) error {
 		}
 		fmt.Fprintf(&b, "%s:%d:%d: %s: %s [%s]\n", d.file.name, d.Span.Start.Line, d.Span.Start.Col, d.Severity, d.Message, d.Code)
 		line, ls := lineAt(d.file.src, d.Span.Start)
-		start := clamp(d.Span.Start.Offset-ls, 0, len(line))
+		start := clamp(int(d.Span.Start.Offset)-ls, 0, len(line))
 		end := start
 		if d.Span.End.Line == d.Span.Start.Line && d.Span.End.Offset > d.Span.Start.Offset {
-			end = clamp(d.Span.End.Offset-ls, start, len(line))
+			end = clamp(int(d.Span.End.Offset)-ls, start, len(line))
 		} else if d.Span.End.Line > d.Span.Start.Line {
 			end = len(line)
 		}
@@ -69,8 +69,8 @@ func writeJSON(w io.Writer, ds []fileDiag) error {
 	for _, d := range ds {
 		end := spanEnd(d.Span)
 		j := jsonDiag{
-			File: d.file.name, Line: d.Span.Start.Line, Col: d.Span.Start.Col,
-			EndLine: end.Line, EndCol: end.Col,
+			File: d.file.name, Line: int(d.Span.Start.Line), Col: int(d.Span.Start.Col),
+			EndLine: int(end.Line), EndCol: int(end.Col),
 			Severity: d.Severity.String(), Code: d.Code, Message: d.Message,
 			Suggestion: d.Suggestion,
 		}
@@ -103,10 +103,10 @@ func spanEnd(sp ast.Span) ast.Pos {
 // and the offset of the line's first byte. It trusts p.Offset and p.Col
 // when they agree with src, and otherwise finds the line by its number.
 func lineAt(src []byte, p ast.Pos) ([]byte, int) {
-	ls := p.Offset - (p.Col - 1)
-	if ls < 0 || ls > len(src) || p.Offset > len(src) || (ls > 0 && src[ls-1] != '\n') {
+	ls := int(p.Offset) - int(p.Col-1)
+	if ls < 0 || ls > len(src) || int(p.Offset) > len(src) || (ls > 0 && src[ls-1] != '\n') {
 		ls = 0
-		for line := 1; line < p.Line; line++ {
+		for line := 1; line < int(p.Line); line++ {
 			i := bytes.IndexByte(src[ls:], '\n')
 			if i < 0 {
 				ls = len(src)

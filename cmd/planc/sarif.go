@@ -203,12 +203,12 @@ func region(src []byte, sp ast.Span) *sarifRegion {
 	}
 	end := spanEnd(sp)
 	return &sarifRegion{
-		StartLine:   sp.Start.Line,
+		StartLine:   int(sp.Start.Line),
 		StartColumn: utf16Col(src, sp.Start),
-		EndLine:     end.Line,
+		EndLine:     int(end.Line),
 		EndColumn:   utf16Col(src, end),
-		ByteOffset:  sp.Start.Offset,
-		ByteLength:  max(end.Offset-sp.Start.Offset, 0),
+		ByteOffset:  int(sp.Start.Offset),
+		ByteLength:  int(max(end.Offset-sp.Start.Offset, 0)),
 	}
 }
 
@@ -216,7 +216,7 @@ func region(src []byte, sp ast.Span) *sarifRegion {
 // units (an invalid byte counts as one unit, as U+FFFD).
 func utf16Col(src []byte, p ast.Pos) int {
 	line, ls := lineAt(src, p)
-	prefix := line[:clamp(p.Offset-ls, 0, len(line))]
+	prefix := line[:clamp(int(p.Offset)-ls, 0, len(line))]
 	col := 1
 	for len(prefix) > 0 {
 		r, n := utf8.DecodeRune(prefix)
