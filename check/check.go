@@ -63,6 +63,9 @@ type Pass struct {
 	// argv0 is a shell step's first word, by Step.Index, once shell-syntax
 	// has split its command line ("" when it could not).
 	argv0 []string
+	// depPos and refPos are the resolved dependencies and references, by
+	// position in Plan.Steps (resolve).
+	depPos, refPos [][]int32
 }
 
 // Report adds a diagnostic.

@@ -18,19 +18,40 @@ func (p *Pass) graph() *graph {
 	if p.g != nil {
 		return p.g
 	}
+	p.resolve()
 	n := len(p.Plan.Steps)
 	g := &graph{deps: make([][]int32, n), depRefs: make([][]*ast.DepRef, n), users: make([][]int32, n), topo: make([]int32, n)}
 	// Steps are indexed by their position in p.Plan.Steps (p.pos), which
 	// may differ from Step.Index when a steps element is not an object.
-	for i, s := range p.Plan.Steps {
-		for _, d := range s.DependsOn {
-			t, ok := p.ByID[d.ID]
-			if !ok {
-				continue
+	// Edge lists are carved from three buffers sized by a first count, so
+	// the graph costs a handful of allocations whatever its size.
+	nusers := make([]int32, n)
+	total := 0
+	for i := range p.Plan.Steps {
+		for _, j := range p.depPos[i] {
+			if j >= 0 {
+				nusers[j]++
+				total++
 			}
-			j := p.pos[t.Index]
-			g.deps[i] = append(g.deps[i], j)
-			g.depRefs[i] = append(g.depRefs[i], d)
+		}
+	}
+	dbuf, rbuf, ubuf := make([]int32, 0, total), make([]*ast.DepRef, 0, total), make([]int32, total)
+	for i, s := range p.Plan.Steps {
+		start := len(dbuf)
+		for k, j := range p.depPos[i] {
+			if j >= 0 {
+				dbuf = append(dbuf, j)
+				rbuf = append(rbuf, s.DependsOn[k])
+			}
+		}
+		g.deps[i], g.depRefs[i] = dbuf[start:len(dbuf):len(dbuf)], rbuf[start:len(rbuf):len(rbuf)]
+	}
+	for j := range nusers {
+		k := nusers[j]
+		g.users[j], ubuf = ubuf[:0:k], ubuf[k:]
+	}
+	for i := range p.Plan.Steps {
+		for _, j := range g.deps[i] {
 			g.users[j] = append(g.users[j], int32(i))
 		}
 	}
@@ -57,4 +78,42 @@ func (p *Pass) graph() *graph {
 	}
 	p.g = g
 	return g
+}
+
+// resolve maps every depends_on entry and every reference of every step to
+// the position in Plan.Steps of the step it names (-1 when the plan does
+// not declare it), once per pass: the rules that need them share these
+// instead of each looking ids up again. depPos[i] is aligned with
+// Plan.Steps[i].DependsOn, refPos[i] with its Refs.
+func (p *Pass) resolve() {
+	if p.depPos != nil {
+		return
+	}
+	steps := p.Plan.Steps
+	nd, nr := 0, 0
+	for _, s := range steps {
+		nd += len(s.DependsOn)
+		nr += len(s.Refs)
+	}
+	dbuf, rbuf := make([]int32, nd), make([]int32, nr)
+	p.depPos, p.refPos = make([][]int32, len(steps)), make([][]int32, len(steps))
+	lookup := func(id string) int32 {
+		if t, ok := p.ByID[id]; ok {
+			return p.pos[t.Index]
+		}
+		return -1
+	}
+	for i, s := range steps {
+		d := dbuf[:len(s.DependsOn):len(s.DependsOn)]
+		dbuf = dbuf[len(s.DependsOn):]
+		for k, dep := range s.DependsOn {
+			d[k] = lookup(dep.ID)
+		}
+		r := rbuf[:len(s.Refs):len(s.Refs)]
+		rbuf = rbuf[len(s.Refs):]
+		for k, ref := range s.Refs {
+			r[k] = lookup(ref.StepID)
+		}
+		p.depPos[i], p.refPos[i] = d, r
+	}
 }

@@ -30,12 +30,11 @@ var ruleReferenceNotDependency = Rule{
 			if p.Bad[s.Index] || g.topo[i] < 0 {
 				continue // on or behind a cycle: dependency-cycle says it
 			}
-			for _, ref := range s.Refs {
-				t, ok := p.ByID[ref.StepID]
-				if !ok {
+			for k, ref := range s.Refs {
+				ti := p.refPos[i][k]
+				if ti < 0 {
 					continue
 				}
-				ti := p.pos[t.Index]
 				if isDirect(g.deps[i], ti) {
 					continue
 				}

@@ -11,9 +11,10 @@ var ruleUnknownDependency = Rule{
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["biuld"]}`,
 	run: func(p *Pass, r *Rule) {
 		var ids []string
-		for _, s := range p.Plan.Steps {
-			for _, d := range s.DependsOn {
-				if _, ok := p.ByID[d.ID]; ok {
+		p.resolve()
+		for i, s := range p.Plan.Steps {
+			for k, d := range s.DependsOn {
+				if p.depPos[i][k] >= 0 {
 					continue
 				}
 				if ids == nil {

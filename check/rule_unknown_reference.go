@@ -11,9 +11,10 @@ var ruleUnknownReference = Rule{
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$tset.output"}}`,
 	run: func(p *Pass, r *Rule) {
 		var ids []string
-		for _, s := range p.Plan.Steps {
-			for _, ref := range s.Refs {
-				if _, ok := p.ByID[ref.StepID]; ok {
+		p.resolve()
+		for i, s := range p.Plan.Steps {
+			for k, ref := range s.Refs {
+				if p.refPos[i][k] >= 0 {
 					continue
 				}
 				if ids == nil {
