@@ -55,6 +55,7 @@ func commands() []*command {
 		checkCommand,
 		dumpIRCommand,
 		runCommand,
+		serveCommand,
 		graphCommand,
 		traceCommand,
 		versionCommand,

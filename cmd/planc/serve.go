@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/serve"
+)
+
+// serveCommand is planc serve --mcp (docs/serve.md): the submit-plan and
+// check-plan tools for any MCP client, over standard input and output.
+var serveCommand = &command{
+	name:    "serve",
+	summary: "serve submit-plan and check-plan to an MCP client over stdio",
+	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR]
+
+Serves the Model Context Protocol on standard input and output, for an MCP
+client (an agent) that started planc as its server. It offers two tools,
+whose arguments are a plan: submit-plan runs the plan as planc run does and
+returns its report; check-plan returns the diagnostics planc check would
+print. The connection is one session: its plans are numbered 1, 2, ...
+Standard output carries MCP alone; notes go to standard error.
+
+Without capabilities.plan.submit in the manifest there is no submit-plan
+tool (standard error says so), only check-plan. Cancelling a submit-plan
+call cancels its plan, as SIGINT does to planc run. The client closing the
+connection, SIGINT or SIGTERM cancel every running plan and end the server
+once they have wound down; a second SIGINT ends them at once.
+
+flags:
+  --mcp            speak MCP over stdio (required: the only protocol)
+  --capsule FILE   the capsule manifest (default: the embedded one, with
+                   the built-in tools, no shell binaries, nothing to spawn)
+  --roost DIR      the roost capsule steps spawn sub-capsules from
+                   (default ./roost)
+  --session DIR    run every plan in the session directory DIR (default: a
+                   new session under .planc/sessions/, made when the first
+                   plan runs)
+
+exit status: 0 the connection ended (the client closed it, or a signal),
+1 the connection failed, 2 usage error or a refused capsule manifest
+`,
+	run: runServe,
+}
+
+// runServe implements planc serve.
+func runServe(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	useMCP := fs.Bool("mcp", false, "")
+	capsule := fs.String("capsule", "", "")
+	roost := fs.String("roost", "", "")
+	session := fs.String("session", "", "")
+	rest, status, ok := e.parseArgs(c, fs, args)
+	switch {
+	case !ok:
+		return status
+	case len(rest) > 0:
+		return e.usageError(c, "unexpected argument %q; plans come as submit-plan calls over MCP", rest[0])
+	case !*useMCP:
+		return e.usageError(c, "give --mcp: planc serves the Model Context Protocol only")
+	case *capsule == stdinName:
+		return e.usageError(c, "--capsule cannot be standard input (-): standard input is the MCP channel")
+	}
+	var m *ast.Manifest
+	var manifestDir string
+	if *capsule != "" {
+		var ds []fileDiag
+		var err error
+		if m, ds, err = e.loadManifest(*capsule); err != nil {
+			fmt.Fprintf(e.stderr, "planc serve: capsule manifest: %v\n", err)
+			return exitUsage
+		}
+		if m == nil {
+			sortDiags(ds)
+			writeText(e.stderr, ds)
+			return exitUsage
+		}
+		manifestDir = filepath.Dir(*capsule)
+	}
+	abort := make(chan struct{})
+	srv := serve.New(serve.Config{
+		Manifest:    m,
+		ManifestDir: manifestDir,
+		SessionDir:  *session,
+		Roost:       *roost,
+		Abort:       abort,
+		Notice:      func(s string) { fmt.Fprintf(e.stderr, "planc serve: %s\n", s) },
+		Version:     plancVersion,
+	})
+	if err := srv.SubmitRefusal(); err != nil {
+		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan: %v\n", err)
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
+	if err := serveWithSignals(e, srv, t, abort); err != nil {
+		fmt.Fprintf(e.stderr, "planc serve: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// serveWithSignals serves t with SIGINT and SIGTERM wired to it: the
+// first cancels every running plan (S22) and ends the server once they
+// have wound down, a second kills their processes at once; if they have
+// not wound down abortGrace later, planc exits 3, as planc run does.
+// abort is the servers' Config.Abort.
+func serveWithSignals(e *env, srv *serve.Server, t mcp.Transport, abort chan struct{}) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			close(abort)
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(abortGrace):
+			fmt.Fprintln(e.stderr, "planc serve: ended at once; the plans did not wind down in time")
+			os.Exit(exitCanceled)
+		case <-done:
+		}
+	}()
+	err := srv.Serve(ctx, t)
+	if ctx.Err() != nil {
+		return nil // a signal ended it, as asked
+	}
+	return err
+}
+
+// nopWriteCloser is standard output as the transport's writer: closing
+// the connection does not close it.
+type nopWriteCloser struct{ io.Writer }
+
+// Close does nothing.
+func (nopWriteCloser) Close() error { return nil }

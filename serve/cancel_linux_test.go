@@ -1,0 +1,240 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/vm"
+)
+
+// cancelManifest spawns the two capsules of cancelRoost and may run sh.
+const cancelManifest = `{
+  "name": "local/top",
+  "capabilities": {"plan": {"submit": true}, "spawn": {"allow": ["local/polite", "local/stubborn"]}, "shell": {"allow": ["sh"]}},
+  "tools": {"builtin": ["notes"]}
+}`
+
+// cancelPlan runs a sub-capsule that winds down on SIGTERM (polite), one
+// that ignores it (stubborn), a shell step, and a step after polite.
+const cancelPlan = `{"id": "stop", "steps": [
+	{"id": "polite", "capsule": "polite", "input": "wait"},
+	{"id": "stubborn", "capsule": "stubborn", "input": "wait"},
+	{"id": "quick", "shell": "sh -c 'echo quick'"},
+	{"id": "later", "tool": "notes", "depends_on": ["polite"], "input": {"body": "x"}}
+]}`
+
+// writeRoost makes dir/roost with the polite and stubborn capsules, which
+// sleep for the seconds given, so that a test finds their processes by
+// their command lines.
+func writeRoost(t *testing.T, dir, sleepPolite, sleepStubborn string) {
+	t.Helper()
+	for name, src := range map[string]string{
+		"roost/local/polite/capsule.json":   `{"name": "local/polite", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; sleep ` + sleepPolite + ` & wait"]}}`,
+		"roost/local/stubborn/capsule.json": `{"name": "local/stubborn", "entrypoint": {"command": ["sh", "-c", "trap '' TERM; echo started; exec sleep ` + sleepStubborn + `"]}}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// needScope skips the test without a delegated cgroup v2 scope, and
+// builds the planc the host's re-executions become.
+func needScope(t *testing.T) {
+	t.Helper()
+	if err := shell.Probe(); err != nil {
+		t.Skipf("no delegated cgroup v2 scope here: %v", err)
+	}
+	plancBinary(t)
+}
+
+// TestCancel: cancelling the submit-plan request (the Go SDK client sends
+// notifications/cancelled) cancels the plan as the seed says: the running
+// sub-capsules are ended, the undispatched step is skipped, the trace
+// records a cancelled task; nothing is left running, and the connection's
+// next plan is plan-2 of the same session.
+func TestCancel(t *testing.T) {
+	needScope(t)
+	t.Setenv(host.EnvCapsuleGrace, "500ms")
+	dir := t.TempDir()
+	writeRoost(t, dir, "310.11", "310.22")
+	f := connect(t, Config{WorkDir: dir, Manifest: manifest(t, cancelManifest), ManifestDir: dir})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	called := make(chan error, 1)
+	go func() {
+		_, err := f.cs.CallTool(ctx, &mcp.CallToolParams{Name: SubmitPlan, Arguments: json.RawMessage(cancelPlan)})
+		called <- err
+	}()
+	sess := waitSession(t, dir)
+	waitStarted(t, sess, 2)
+	cancel()
+	if err := <-called; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled call returned %v", err)
+	}
+	lines := waitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
+
+	settled := map[string]string{}
+	var tail []string
+	for _, l := range lines {
+		switch l["event"] {
+		case "plan_step":
+			settled[l["step_id"].(string)] = l["status"].(string) + ": " + str(l["error"])
+		case "task_canceled", "delegation", "task_end", "plan_end", "session_end":
+			tail = append(tail, str(l["event"])+" "+str(l["task_id"])+str(l["delegation_id"])+" "+str(l["outcome"])+str(l["exit_status"])+" "+str(l["reason"]))
+		}
+	}
+	wantSettled := map[string]string{
+		"polite":   "failed: " + vm.CapsuleEnded,
+		"stubborn": "failed: " + vm.CapsuleEnded,
+		"quick":    "success: ",
+		"later":    "skipped: " + vm.CanceledBeforeRun,
+	}
+	for k, v := range wantSettled {
+		if settled[k] != v {
+			t.Errorf("step %s settled %q, want %q", k, settled[k], v)
+		}
+	}
+	slices.Sort(tail[1:3]) // the two delegation lines, in the order they were ended
+	wantTail := []string{
+		"task_canceled plan-1  ",
+		"delegation plan-1-polite-1 terminated " + host.ReasonTaskCanceled,
+		"delegation plan-1-stubborn-1 terminated " + host.ReasonTaskCanceled,
+		"task_end plan-1 canceled ",
+		"plan_end  canceled ",
+		"session_end  canceled ",
+	}
+	if !slices.Equal(tail, wantTail) {
+		t.Errorf("the trace ends\n%s\nwant\n%s", strings.Join(tail, "\n"), strings.Join(wantTail, "\n"))
+	}
+	for _, m := range []string{"sleep 310.11", "sleep 310.22", "--roost " + filepath.Join(dir, "roost")} {
+		if left := stillRunning(m, 3*time.Second); len(left) > 0 {
+			t.Errorf("%q left running: %v", m, left)
+		}
+	}
+	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+
+	r := f.call(t, context.Background(), SubmitPlan, `{"id": "next", "steps": [{"id": "n", "tool": "notes", "input": {"body": "after"}}]}`, nil)
+	if r.IsError || r.Meta["task_id"] != "plan-2" || r.Meta["session"] != sess {
+		t.Errorf("the next plan: %q, _meta %v", texts(r), r.Meta)
+	}
+}
+
+// str is v's text, "" for null.
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// waitSession returns the one session directory under dir once it exists.
+func waitSession(t *testing.T, dir string) string {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if s, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*")); len(s) == 1 {
+			return s[0]
+		}
+	}
+	t.Fatal("no session was made")
+	return ""
+}
+
+// waitStarted waits until n sub-capsules of sess have said "started".
+func waitStarted(t *testing.T, sess string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		ready := 0
+		ds, _ := filepath.Glob(filepath.Join(sess, "delegations", "*", host.AnswerFile))
+		for _, d := range ds {
+			if b, _ := os.ReadFile(d); strings.HasPrefix(string(b), "started") {
+				ready++
+			}
+		}
+		if ready == n {
+			return
+		}
+	}
+	t.Fatal("the sub-capsules did not start")
+}
+
+// waitEvent waits until the trace at path has n lines of event, and
+// returns its lines.
+func waitEvent(t *testing.T, path, event string, n int) []map[string]any {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, _ := os.ReadFile(path)
+		if bytes.Count(b, []byte(`"event":"`+event+`"`)) >= n {
+			return traceLines(t, path)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %d %s lines in %s:\n%s", n, event, path, b)
+		}
+	}
+}
+
+// sessionID is the session id in sess's trace.
+func sessionID(t *testing.T, sess string) string {
+	t.Helper()
+	return traceLines(t, filepath.Join(sess, host.TraceFile))[0]["session"].(string)
+}
+
+// stillRunning returns the processes whose command line holds marker,
+// once they are gone or wait has passed.
+func stillRunning(marker string, wait time.Duration) []string {
+	deadline := time.Now().Add(wait)
+	for {
+		var left []string
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			b, err := os.ReadFile(p)
+			if err == nil && strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), marker) {
+				left = append(left, p)
+			}
+		}
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// scopesLeft returns the cgroups named planc-<session>-* left under this
+// process's cgroup v2.
+func scopesLeft(t *testing.T, session string) []string {
+	t.Helper()
+	cg, _ := os.ReadFile("/proc/self/cgroup")
+	mi, _ := os.ReadFile("/proc/self/mountinfo")
+	var own string
+	for line := range strings.SplitSeq(string(cg), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			own = rest
+		}
+	}
+	var left []string
+	for line := range strings.SplitSeq(string(mi), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f := strings.Fields(pre)
+		if ok && len(f) >= 5 && strings.HasPrefix(post, "cgroup2 ") {
+			m, _ := filepath.Glob(filepath.Join(f[4], own, "planc-"+session+"-*"))
+			left = append(left, m...)
+		}
+	}
+	return left
+}

@@ -1,0 +1,228 @@
+// Package serve is `planc serve --mcp`: planc as a Model Context Protocol
+// server, so that any agent speaking MCP can hand a whole plan to the
+// runtime in one call (docs/serve.md).
+//
+// A Server offers two tools, built on github.com/modelcontextprotocol/go-sdk:
+//
+//   - submit-plan, whose arguments are the plan: it runs it exactly as
+//     `planc run` does (host.Run) and returns the seed's report, as
+//     structured content and as JSON text; a plan that did not complete is
+//     a failed tool result whose first text is the summary (S21), a refused
+//     plan a failed tool result listing the diagnostics. It is offered only
+//     when the capsule manifest grants capabilities.plan.submit.
+//   - check-plan, always offered: the diagnostics `planc check --capsule`
+//     would print, as structured content and as text.
+//
+// One MCP connection (one Serve call) is one session: its plans share one
+// session directory and are numbered 1, 2, … (tasks plan-1, plan-2, …).
+// Cancelling a submit-plan request (notifications/cancelled) cancels its
+// plan with the seed's cancel semantics, as does the client going away or
+// Serve's context ending; Serve returns only once every plan it started
+// has wound down. A client that sends a progress token gets one progress
+// notification per settled step.
+package serve
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
+)
+
+// Config is what every plan of a Server runs with: the fields of
+// host.Config that `planc run` takes from its flags.
+type Config struct {
+	// Manifest is the capsule manifest, nil for host.DefaultManifest.
+	// ManifestDir is the directory its relative paths start from.
+	Manifest    *ast.Manifest
+	ManifestDir string
+	// WorkDir is where steps run and tool paths start; "" is the current
+	// directory.
+	WorkDir string
+	// SessionDir is the session directory every connection's plans run in
+	// (made if need be, `planc run --session`); "" gives each connection a
+	// new session under WorkDir/.planc/sessions, made when its first plan
+	// runs.
+	SessionDir string
+	// Roost is where capsule steps find their capsules; "" is
+	// WorkDir/roost.
+	Roost string
+	// MaxParallel caps the shell and capsule steps in flight of each plan;
+	// 0 is no cap.
+	MaxParallel int
+	// ShellTimeout bounds every shell step; 0 takes the manifest's, or
+	// host.DefaultShellTimeout.
+	ShellTimeout time.Duration
+	// Abort, once closed, ends every running plan at once, killing its
+	// processes (a second SIGINT). Cancelling Serve's context is the
+	// gentle cancel.
+	Abort <-chan struct{}
+	// Notice receives one-line notes for the operator (standard error in
+	// `planc serve`); nil drops them. Nothing may go to standard output:
+	// it is the MCP channel.
+	Notice func(string)
+	// Version is the version the server gives in the MCP handshake; ""
+	// is "dev".
+	Version string
+}
+
+// Server serves planc's tools to MCP clients. It is safe for concurrent
+// use: each Serve call is a connection of its own.
+type Server struct {
+	cfg       Config
+	m         *ast.Manifest
+	submitErr error // why there is no submit-plan; nil when there is
+
+	mu       sync.Mutex
+	mcpTools []string // the MCP servers' tools, once listed for check-plan
+	listed   bool
+}
+
+// New returns a Server for cfg.
+func New(cfg Config) *Server {
+	m := cfg.Manifest
+	if m == nil {
+		m = host.DefaultManifest()
+	}
+	return &Server{cfg: cfg, m: m, submitErr: host.Admit(m)}
+}
+
+// SubmitRefusal says why the server offers no submit-plan tool: the
+// manifest does not grant capabilities.plan.submit (host.Admit). It is nil
+// when submit-plan is offered.
+func (s *Server) SubmitRefusal() error { return s.submitErr }
+
+// Serve serves one MCP connection over t, one session, until the client
+// ends it or ctx is cancelled. Cancelling ctx cancels the running plans
+// gently and closes the connection; either way Serve returns once every
+// plan it started has wound down. The error is nil when the client ended
+// the connection, ctx.Err() when ctx did.
+func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
+	c := &conn{s: s, done: ctx, sessionDir: s.cfg.SessionDir}
+	version := s.cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "planc", Title: "planc plan runtime", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	srv.AddTool(checkTool(s.m), c.checkPlan)
+	if s.submitErr == nil {
+		srv.AddTool(submitTool(s.m), c.submitPlan)
+	}
+	err := srv.Run(ctx, t)
+	c.plans.Wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// conn is one connection: its session and its running plans.
+type conn struct {
+	s *Server
+	// done ends with Serve's context: every running plan is cancelled.
+	done  context.Context
+	plans sync.WaitGroup
+
+	mu         sync.Mutex
+	sessionDir string // "" until the first plan runs (without --session)
+}
+
+// session returns the connection's session directory, making the session
+// for its first plan.
+func (c *conn) session() (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessionDir != "" {
+		return c.sessionDir, nil
+	}
+	work, err := workDir(c.s.cfg.WorkDir)
+	if err != nil {
+		return "", err
+	}
+	sess, err := host.CreateSession(filepath.Join(work, host.DefaultSessionsDir), host.SessionInfo{Capsule: c.s.m.Name, Version: c.s.m.Version})
+	if err != nil {
+		return "", err
+	}
+	c.sessionDir = sess.Dir
+	return c.sessionDir, nil
+}
+
+// planContext is the context a plan runs under: cancelled by the
+// request's cancellation (or the client going away) and by Serve's
+// context.
+func (c *conn) planContext(req context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(req)
+	stop := context.AfterFunc(c.done, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// hostConfig is host.Config for one plan of this connection.
+func (c *conn) hostConfig(src []byte, sessionDir string) host.Config {
+	cfg := c.s.cfg
+	return host.Config{
+		Plan:         src,
+		Manifest:     c.s.m,
+		ManifestDir:  cfg.ManifestDir,
+		WorkDir:      cfg.WorkDir,
+		SessionDir:   sessionDir,
+		MaxParallel:  cfg.MaxParallel,
+		ShellTimeout: cfg.ShellTimeout,
+		Abort:        cfg.Abort,
+		Notice:       cfg.Notice,
+		Roost:        cfg.Roost,
+	}
+}
+
+// capabilities is what check-plan checks with: the manifest's, and the
+// tools of its MCP servers, listed once (as `planc check --capsule` does)
+// and kept.
+func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) {
+	caps := check.CapabilitiesOf(s.m)
+	if len(s.m.Tools.MCP) == 0 {
+		return caps, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.listed {
+		work, err := workDir(s.cfg.WorkDir)
+		if err != nil {
+			return nil, err
+		}
+		dir := s.cfg.ManifestDir
+		if dir == "" {
+			dir = work
+		}
+		tools, err := host.ListMCPTools(ctx, s.m, work, dir, host.MCPStartTimeout)
+		if err != nil {
+			return nil, err
+		}
+		s.mcpTools, s.listed = tools, true
+	}
+	return caps.WithTools(s.mcpTools...), nil
+}
+
+// workDir returns dir made absolute, "" being the current directory.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	return abs, nil
+}
+
+// errorResult is a failed tool result with one text.
+func errorResult(format string, args ...any) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}}}
+}
