@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	if dir, err := ownCgroupDir(); err == nil {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
-			if strings.HasPrefix(e.Name(), testPrefix) || e.Name() == "planc-probe-"+strconv.Itoa(os.Getpid()) {
+			if strings.HasPrefix(e.Name(), testPrefix) || strings.HasPrefix(e.Name(), probePrefix()) {
 				fmt.Fprintf(os.Stderr, "cgroup left behind: %s\n", filepath.Join(dir, e.Name()))
 				code = 1
 			}

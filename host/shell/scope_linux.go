@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,6 +28,12 @@ type scopeSys struct {
 	spawners map[string]*spawner // by protected paths
 }
 
+// probeSeq numbers this process's probes.
+var probeSeq atomic.Int64
+
+// probePrefix is the name prefix of this process's probe cgroups.
+func probePrefix() string { return "planc-probe-" + strconv.Itoa(os.Getpid()) + "-" }
+
 // Probe reports why no scope could be opened here, without creating one
 // that stays: it finds this process's cgroup v2 and checks that a child can
 // be created there and its cgroup.procs written. Its error's text is the
@@ -39,7 +46,9 @@ func Probe() error {
 	if err := checkDelegated(dir); err != nil {
 		return err
 	}
-	child, err := makeChild(dir, "planc-probe-"+strconv.Itoa(os.Getpid()))
+	// The name is unique per call, so probes running at once (serve's
+	// connections, parallel tests) never collide on one directory.
+	child, err := makeChild(dir, probePrefix()+strconv.FormatInt(probeSeq.Add(1), 10))
 	if err != nil {
 		return err
 	}
