@@ -65,8 +65,9 @@ func TestCapsuleCancel(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", code, so.String(), se.String())
 	}
 	// The stubborn one held the plan until its leaf was killed, 5 s after
-	// its SIGTERM.
-	if took < 5*time.Second || took > 8*time.Second {
+	// its SIGTERM. The upper bound is loose on purpose: it catches a kill
+	// that never comes, not a slow machine.
+	if took < 5*time.Second || took > 20*time.Second {
 		t.Errorf("the plan ended %v after SIGINT; want a little over 5s", took)
 	}
 	want := testReport{PlanID: "stop", Canceled: true, Steps: []testStepRe{
@@ -85,7 +86,9 @@ func TestCapsuleCancel(t *testing.T) {
 	pl := traceLines(t, filepath.Join(polite, "trace.jsonl"))
 	if ev := capsuleEvents(t, filepath.Join(polite, "trace.jsonl")); !slices.Equal(ev, []string{"session_start plan-1-polite-1", "session_end canceled"}) {
 		t.Errorf("polite's trace: %v", ev)
-	} else if d := traceTime(t, pl[1]).Sub(start); d > 1500*time.Millisecond {
+	} else if d := traceTime(t, pl[1]).Sub(start); d >= 5*time.Second {
+		// Well before the 5 s SIGKILL: the polite one ended on SIGTERM
+		// (its session_end proves it was not killed).
 		t.Errorf("polite ended %v after SIGINT", d)
 	}
 	if ev := capsuleEvents(t, filepath.Join(stubborn, "trace.jsonl")); !slices.Equal(ev, []string{"session_start plan-1-stubborn-1"}) {
