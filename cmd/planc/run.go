@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/planc/planc/ast"
@@ -142,36 +139,17 @@ func runRun(e *env, c *command, args []string) int {
 // first cancels the plan (S22), a second ends it at once, killing the
 // scope; if the plan has not wound down abortGrace later, planc exits 3.
 func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	abort := make(chan struct{})
 	cfg.Abort = abort
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-sigs:
-			close(abort)
-		case <-done:
-			return
-		}
-		select {
-		case <-time.After(abortGrace):
-			fmt.Fprintln(e.stderr, "planc run: ended at once; the plan did not wind down in time")
-			os.Exit(exitCanceled)
-		case <-done:
-		}
-	}()
-	return host.Run(ctx, *cfg)
+	type outcome struct {
+		res *host.Result
+		err error
+	}
+	o := withSignals(e, abort, "planc run", "the plan", func(ctx context.Context) outcome {
+		res, err := host.Run(ctx, *cfg)
+		return outcome{res, err}
+	})
+	return o.res, o.err
 }
 
 // finishRun prints the outcome of host.Run and returns the exit status:

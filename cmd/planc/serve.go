@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -113,38 +109,13 @@ func runServe(e *env, c *command, args []string) int {
 // not wound down abortGrace later, planc exits 3, as planc run does.
 // abort is the servers' Config.Abort.
 func serveWithSignals(e *env, srv *serve.Server, t mcp.Transport, abort chan struct{}) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-			return
+	return withSignals(e, abort, "planc serve", "the plans", func(ctx context.Context) error {
+		err := srv.Serve(ctx, t)
+		if ctx.Err() != nil {
+			return nil // a signal ended it, as asked
 		}
-		select {
-		case <-sigs:
-			close(abort)
-		case <-done:
-			return
-		}
-		select {
-		case <-time.After(abortGrace):
-			fmt.Fprintln(e.stderr, "planc serve: ended at once; the plans did not wind down in time")
-			os.Exit(exitCanceled)
-		case <-done:
-		}
-	}()
-	err := srv.Serve(ctx, t)
-	if ctx.Err() != nil {
-		return nil // a signal ended it, as asked
-	}
-	return err
+		return err
+	})
 }
 
 // nopWriteCloser is standard output as the transport's writer: closing
