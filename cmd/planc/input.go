@@ -164,14 +164,8 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 	var caps *check.Capabilities
 	var all []fileDiag
 	if capsule != "" {
-		m, ds, err := e.loadManifest(capsule)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
-			return nil, exitUsage
-		}
-		if m == nil {
-			sortDiags(ds)
-			_ = writeText(e.stderr, ds)
+		m, ds, ok := e.manifestArg(cmd, capsule)
+		if !ok {
 			return nil, exitUsage
 		}
 		caps, all = check.CapabilitiesOf(m), ds
@@ -197,4 +191,21 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 		return nil, exitFail
 	}
 	return prog, exitOK
+}
+
+// manifestArg loads the capsule manifest named by --capsule for command
+// cmd. A manifest that cannot be read, or is refused (its diagnostics go to
+// standard error as check prints them), gives nil and exit status 2.
+func (e *env) manifestArg(cmd, path string) (*ast.Manifest, []fileDiag, bool) {
+	m, ds, err := e.loadManifest(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
+		return nil, nil, false
+	}
+	if m == nil {
+		sortDiags(ds)
+		_ = writeText(e.stderr, ds)
+		return nil, nil, false
+	}
+	return m, ds, true
 }

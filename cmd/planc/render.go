@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/serve"
 )
 
 // writeText prints ds in planc's text form, one block per diagnostic:
@@ -48,20 +49,10 @@ func writeText(w io.Writer, ds []fileDiag) error {
 	return err
 }
 
-// jsonDiag is one element of --format json's array. step is null when the
-// diagnostic belongs to no step; suggestion is left out when there is none.
-type jsonDiag struct {
-	File       string  `json:"file"`
-	Line       int     `json:"line"`
-	Col        int     `json:"col"`
-	EndLine    int     `json:"end_line"`
-	EndCol     int     `json:"end_col"`
-	Severity   string  `json:"severity"`
-	Code       string  `json:"code"`
-	Message    string  `json:"message"`
-	Step       *string `json:"step"`
-	Suggestion string  `json:"suggestion,omitempty"`
-}
+// jsonDiag is one element of --format json's array: the same object
+// check-plan returns as structured content (serve.Diagnostic). step is null
+// when the diagnostic belongs to no step; suggestion is left out when empty.
+type jsonDiag = serve.Diagnostic
 
 // writeJSON prints ds as one indented JSON array ([] when ds is empty).
 func writeJSON(w io.Writer, ds []fileDiag) error {

@@ -86,15 +86,8 @@ func runRun(e *env, c *command, args []string) int {
 
 	m, manifestDir := host.DefaultManifest(), ""
 	if *capsule != "" {
-		var ds []fileDiag
-		var err error
-		if m, ds, err = e.loadManifest(*capsule); err != nil {
-			fmt.Fprintf(e.stderr, "planc run: capsule manifest: %v\n", err)
-			return exitUsage
-		}
-		if m == nil {
-			sortDiags(ds)
-			writeText(e.stderr, ds)
+		var ok bool
+		if m, _, ok = e.manifestArg("run", *capsule); !ok {
 			return exitUsage
 		}
 		manifestDir = filepath.Dir(*capsule)

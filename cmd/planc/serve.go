@@ -69,15 +69,8 @@ func runServe(e *env, c *command, args []string) int {
 	var m *ast.Manifest
 	var manifestDir string
 	if *capsule != "" {
-		var ds []fileDiag
-		var err error
-		if m, ds, err = e.loadManifest(*capsule); err != nil {
-			fmt.Fprintf(e.stderr, "planc serve: capsule manifest: %v\n", err)
-			return exitUsage
-		}
-		if m == nil {
-			sortDiags(ds)
-			writeText(e.stderr, ds)
+		var ok bool
+		if m, _, ok = e.manifestArg("serve", *capsule); !ok {
 			return exitUsage
 		}
 		manifestDir = filepath.Dir(*capsule)
