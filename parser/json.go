@@ -55,6 +55,16 @@ type scanner struct {
 	valStack []*ast.Value
 	memPtrs  []*ast.Member
 	valPtrs  []*ast.Value
+
+	// For a plan, the first "steps" member of the root object, when it is
+	// a list, is the steps list: each of its objects becomes an ast.Step as
+	// soon as it is parsed, while its nodes are still in the cache, instead
+	// of in a second walk over the whole tree (stepsKey marks that the key
+	// was seen; a later "steps" is a duplicate).
+	stepsKey  bool
+	steps     []*ast.Step
+	stepSlab  []ast.Step
+	stepCount int // elements of the steps list, objects or not
 }
 
 func newScanner(src []byte, lim Limits) *scanner {
@@ -214,7 +224,7 @@ func (p *scanner) value() *ast.Value {
 	case c == '{':
 		return p.object()
 	case c == '[':
-		return p.array()
+		return p.array(false)
 	case c == '"':
 		return p.stringValue()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -292,7 +302,17 @@ func (p *scanner) object() *ast.Value {
 		}
 		p.off++
 		p.skipSpace()
-		val := p.value()
+		var val *ast.Value
+		if p.isPlan && p.depth == 1 && key == "steps" && !p.stepsKey {
+			p.stepsKey = true
+			if p.off < len(p.src) && p.src[p.off] == '[' {
+				val = p.array(true)
+			} else {
+				val = p.value()
+			}
+		} else {
+			val = p.value()
+		}
 		if val == nil {
 			return nil
 		}
@@ -348,7 +368,7 @@ func lookup(members []*ast.Member, seen *map[string]*ast.Member, key string) *as
 	return nil
 }
 
-func (p *scanner) array() *ast.Value {
+func (p *scanner) array(steps bool) *ast.Value {
 	if !p.enter() {
 		return nil
 	}
@@ -372,6 +392,9 @@ func (p *scanner) array() *ast.Value {
 		e := p.value()
 		if e == nil {
 			return nil
+		}
+		if steps {
+			p.step(e)
 		}
 		p.valStack = append(p.valStack, e)
 		p.skipSpace()

@@ -40,17 +40,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems), lim.MaxSteps)})
 				return nil, p.diags
 			}
-			steps := make([]ast.Step, 0, len(m.Value.Elems))
-			plan.Steps = make([]*ast.Step, 0, len(m.Value.Elems))
-			for i, e := range m.Value.Elems {
-				if e.Kind != ast.Object {
-					continue
-				}
-				steps = append(steps, ast.Step{})
-				s := &steps[len(steps)-1]
-				buildStep(s, i, e, src)
-				plan.Steps = append(plan.Steps, s)
-			}
+			plan.Steps = p.steps
 		}
 	}
 	ast.SortDiagnostics(p.diags)
@@ -65,6 +55,24 @@ func field(obj *ast.Value, key string) *ast.Member {
 		return nil
 	}
 	return m
+}
+
+// step makes e, the next element of the steps list, into an ast.Step when
+// it is an object. Past the step limit nothing is built: ParsePlan refuses
+// the plan.
+func (p *scanner) step(e *ast.Value) {
+	i := p.stepCount
+	p.stepCount++
+	if e.Kind != ast.Object || (p.lim.MaxSteps > 0 && i >= p.lim.MaxSteps) {
+		return
+	}
+	if len(p.stepSlab) == cap(p.stepSlab) {
+		p.stepSlab = make([]ast.Step, 0, min(256, max(16, len(p.steps))))
+	}
+	p.stepSlab = p.stepSlab[:len(p.stepSlab)+1]
+	s := &p.stepSlab[len(p.stepSlab)-1]
+	buildStep(s, i, e, p.src)
+	p.steps = append(p.steps, s)
 }
 
 func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
