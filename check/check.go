@@ -42,7 +42,18 @@ type Rule struct {
 	Example  string       // one line of plan JSON that the rule reports
 	// NeedsCaps marks rules that only run with capabilities.
 	NeedsCaps bool
-	run       func(p *Pass, r *Rule)
+	// plan checks what is not per step: the plan object's own fields, or
+	// (for the graph rules) the whole dependency graph. It runs before the
+	// pass over the steps, or after it for a graph rule.
+	plan func(p *Pass, r *Rule)
+	// step checks one step (i is its position in Plan.Steps). Check makes
+	// one pass over the steps and calls every rule's step in list order, so
+	// a step's AST is read from memory once, not once per rule; a rule
+	// reading Pass.Bad sees what the rules before it found for that step.
+	step func(p *Pass, r *Rule, i int, s *ast.Step)
+	// graph marks a rule that needs every step's Bad and the resolved graph:
+	// its plan part runs after the pass over the steps.
+	graph bool
 }
 
 // Pass is the shared state of one check run: the plan, the capabilities,
@@ -50,8 +61,8 @@ type Rule struct {
 type Pass struct {
 	Plan *ast.Plan
 	Caps *Capabilities
-	// ByID maps each step id to the first step that declares it.
-	ByID map[string]*ast.Step
+	// byID finds steps by id (the first step of each id).
+	byID *idIndex
 	// Bad marks steps whose schema is wrong (by Step.Index); later rules
 	// skip what follows from such a step.
 	Bad   []bool
@@ -66,6 +77,15 @@ type Pass struct {
 	// depPos and refPos are the resolved dependencies and references, by
 	// position in Plan.Steps (resolve).
 	depPos, refPos [][]int32
+	// ids is stepIDs' result, made on first use.
+	ids []string
+	// tools is the sorted tool inventory and spawnBare the bare names of
+	// capabilities.spawn.allow, made by their rules' plan parts.
+	tools, spawnBare []string
+	// cmpStep and cmps cache the comparisons of the step the condition
+	// rules are looking at (stepCompares).
+	cmpStep *ast.Step
+	cmps    []*ast.Compare
 }
 
 // Report adds a diagnostic.
@@ -81,21 +101,39 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	if len(plan.Steps) > 0 {
 		n = plan.Steps[len(plan.Steps)-1].Index + 1
 	}
-	p := &Pass{Plan: plan, Caps: caps, ByID: make(map[string]*ast.Step, len(plan.Steps)),
-		Bad: make([]bool, n), pos: make([]int32, n), argv0: make([]string, n)}
+	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n), pos: make([]int32, n), argv0: make([]string, n)}
+	ids := make([]string, len(plan.Steps))
 	for i, s := range plan.Steps {
 		p.pos[s.Index] = int32(i)
-		if s.ID != "" {
-			if _, dup := p.ByID[s.ID]; !dup {
-				p.ByID[s.ID] = s
-			}
+		ids[i] = s.ID
+	}
+	p.byID = newIDIndex(ids)
+	p.resolve()
+	var all []Rule
+	for _, r := range rules() {
+		if !r.NeedsCaps || caps != nil {
+			all = append(all, r)
 		}
 	}
-	for _, r := range rules() {
-		if r.NeedsCaps && caps == nil {
-			continue
+	var stepRules []*Rule
+	for i := range all {
+		r := &all[i]
+		if r.plan != nil && !r.graph {
+			r.plan(p, r)
 		}
-		r.run(p, &r)
+		if r.step != nil {
+			stepRules = append(stepRules, r)
+		}
+	}
+	for i, s := range plan.Steps {
+		for _, r := range stepRules {
+			r.step(p, r, i, s)
+		}
+	}
+	for i := range all {
+		if r := &all[i]; r.plan != nil && r.graph {
+			r.plan(p, r)
+		}
 	}
 	ast.SortDiagnostics(p.diags)
 	return p.diags

@@ -1,25 +1,46 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"strconv"
+	"strings"
 
-// compares calls fn for every comparison in the conditions of steps that
-// parsed, in plan order.
-func (p *Pass) compares(fn func(s *ast.Step, c *ast.Compare)) {
-	for _, s := range p.Plan.Steps {
+	"github.com/planc/planc/ast"
+)
+
+// stepCompares returns the comparisons of s's condition, in source order.
+// The three condition rules run one after another on the same step, so the
+// walk is made once and kept until the pass moves to the next step.
+func (p *Pass) stepCompares(s *ast.Step) []*ast.Compare {
+	if p.cmpStep != s {
+		p.cmpStep, p.cmps = s, p.cmps[:0]
 		if s.Cond != nil {
-			walkCompares(s.Cond, func(c *ast.Compare) { fn(s, c) })
+			p.cmps = appendCompares(p.cmps, s.Cond)
 		}
 	}
+	return p.cmps
 }
 
-func walkCompares(c ast.Cond, fn func(*ast.Compare)) {
+func appendCompares(dst []*ast.Compare, c ast.Cond) []*ast.Compare {
 	switch c := c.(type) {
 	case *ast.Logical:
-		walkCompares(c.X, fn)
-		walkCompares(c.Y, fn)
+		dst = appendCompares(dst, c.X)
+		dst = appendCompares(dst, c.Y)
 	case *ast.Compare:
-		fn(c)
+		dst = append(dst, c)
 	}
+	return dst
+}
+
+// numberLike reports whether lit, without surrounding space, is a number
+// to strconv.ParseFloat. Most literals are words, so the first byte
+// decides before ParseFloat is asked (its error for a word allocates).
+func numberLike(lit string) bool {
+	lit = strings.TrimSpace(lit)
+	if lit == "" || !strings.ContainsRune("0123456789.+-iInN", rune(lit[0])) {
+		return false
+	}
+	_, err := strconv.ParseFloat(lit, 64)
+	return err == nil
 }
 
 // refAndLiteral returns the reference and the literal of a comparison

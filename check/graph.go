@@ -97,22 +97,16 @@ func (p *Pass) resolve() {
 	}
 	dbuf, rbuf := make([]int32, nd), make([]int32, nr)
 	p.depPos, p.refPos = make([][]int32, len(steps)), make([][]int32, len(steps))
-	lookup := func(id string) int32 {
-		if t, ok := p.ByID[id]; ok {
-			return p.pos[t.Index]
-		}
-		return -1
-	}
 	for i, s := range steps {
 		d := dbuf[:len(s.DependsOn):len(s.DependsOn)]
 		dbuf = dbuf[len(s.DependsOn):]
 		for k, dep := range s.DependsOn {
-			d[k] = lookup(dep.ID)
+			d[k] = p.byID.lookup(dep.ID)
 		}
 		r := rbuf[:len(s.Refs):len(s.Refs)]
 		rbuf = rbuf[len(s.Refs):]
 		for k, ref := range s.Refs {
-			r[k] = lookup(ref.StepID)
+			r[k] = p.byID.lookup(ref.StepID)
 		}
 		p.depPos[i], p.refPos[i] = d, r
 	}

@@ -9,46 +9,39 @@ var ruleCapsuleInput = Rule{
 	Severity: ast.Error,
 	Doc:      `a capsule step's input is absent or not a string or {"objective": "<text>"} (S13)`,
 	Example:  `{"id": "w", "capsule": "worker", "input": {"task": "x"}}`,
-	run: func(p *Pass, r *Rule) {
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		const fix = `write "input": "<task text>" or "input": {"objective": "<task text>"}`
-		for _, s := range p.Plan.Steps {
-			if s.Kind != ast.KindCapsule {
-				continue
+		if s.Kind != ast.KindCapsule {
+			return
+		}
+		m := s.InputField
+		if m == nil {
+			p.report(r, s, s.TargetField.KeySpan, "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
+			return
+		}
+		v := m.Value
+		if v.Kind != ast.Object {
+			return // a string is the task text; other kinds are wrong-type's
+		}
+		if len(v.Members) == 1 && v.Members[0].Key == "objective" {
+			if v.Members[0].Value.Kind != ast.String {
+				p.report(r, s, v.Members[0].Value.Span, "", "a capsule step's objective must be a string, not %s; %s", v.Members[0].Value.Kind.Article(), fix)
 			}
-			m := s.InputField
-			if m == nil {
-				p.report(r, s, s.TargetField.KeySpan, "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
-				continue
+			return
+		}
+		for _, mm := range v.Members {
+			if mm.Key != "objective" {
+				sug := ast.Suggest(mm.Key, []string{"objective"})
+				hint := ""
+				if sug != "" {
+					hint = " (a misspelt \"objective\"?)"
+				}
+				p.report(r, s, mm.KeySpan, sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
+				break
 			}
-			v := m.Value
-			switch v.Kind {
-			case ast.String:
-			case ast.Object:
-				if len(v.Members) == 1 && v.Members[0].Key == "objective" && v.Members[0].Value.Kind == ast.String {
-					continue
-				}
-				if len(v.Members) == 1 && v.Members[0].Key == "objective" {
-					p.report(r, s, v.Members[0].Value.Span, "", "a capsule step's objective must be a string, not %s; %s", v.Members[0].Value.Kind.Article(), fix)
-					continue
-				}
-				for _, mm := range v.Members {
-					if mm.Key != "objective" {
-						sug := ast.Suggest(mm.Key, []string{"objective"})
-						hint := ""
-						if sug != "" {
-							hint = " (a misspelt \"objective\"?)"
-						}
-						p.report(r, s, mm.KeySpan, sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
-						break
-					}
-				}
-				if v.Get("objective") == nil && len(v.Members) == 0 {
-					p.report(r, s, v.Span, "", "a capsule step's input object is empty; %s", fix)
-				}
-			default:
-				// wrong-type already reports an input that is neither an
-				// object nor a string.
-			}
+		}
+		if len(v.Members) == 0 {
+			p.report(r, s, v.Span, "", "a capsule step's input object is empty; %s", fix)
 		}
 	},
 }

@@ -10,12 +10,10 @@ var ruleConditionSyntax = Rule{
 	Severity: ast.Error,
 	Doc:      "an if condition does not parse (S10)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status == failed"}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if e := s.CondErr; e != nil {
-				p.Bad[s.Index] = true
-				p.report(r, s, e.Span, e.Suggestion, "%s", e.Message)
-			}
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if e := s.CondErr; e != nil {
+			p.Bad[s.Index] = true
+			p.report(r, s, e.Span, e.Suggestion, "%s", e.Message)
 		}
 	},
 }

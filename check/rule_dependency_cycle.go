@@ -16,7 +16,8 @@ var ruleDependencyCycle = Rule{
 	Severity: ast.Error,
 	Doc:      "the steps' depends_on entries form a cycle (S23)",
 	Example:  `[{"id": "a", "tool": "notes", "depends_on": ["b"]}, {"id": "b", "tool": "notes", "depends_on": ["a"]}]`,
-	run: func(p *Pass, r *Rule) {
+	graph:    true,
+	plan: func(p *Pass, r *Rule) {
 		g := p.graph()
 		comp := sccs(g)
 		done := map[int32]bool{}

@@ -9,15 +9,27 @@ var ruleDuplicateDependency = Rule{
 	Severity: ast.Warning,
 	Doc:      "depends_on names the same step twice",
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["a", "a"]}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			seen := make(map[string]bool, len(s.DependsOn))
-			for _, d := range s.DependsOn {
-				if seen[d.ID] {
-					p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		deps := s.DependsOn
+		if len(deps) <= 16 {
+			// Few entries (the usual case): compare each with those before
+			// it, without a map.
+			for k, d := range deps {
+				for _, e := range deps[:k] {
+					if e.ID == d.ID {
+						p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
+						break
+					}
 				}
-				seen[d.ID] = true
 			}
+			return
+		}
+		seen := make(map[string]bool, len(deps))
+		for _, d := range deps {
+			if seen[d.ID] {
+				p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
+			}
+			seen[d.ID] = true
 		}
 	},
 }

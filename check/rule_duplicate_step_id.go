@@ -9,14 +9,10 @@ var ruleDuplicateStepID = Rule{
 	Severity: ast.Error,
 	Doc:      "two steps have the same id",
 	Example:  `[{"id": "a", "tool": "notes"}, {"id": "a", "shell": "go vet"}]`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if s.ID == "" {
-				continue
-			}
-			if first := p.ByID[s.ID]; first != s {
-				p.report(r, s, s.IDField.Value.Span, "", "step id %q is already used by step %d at %s; step ids must be unique, rename one", s.ID, first.Index+1, first.IDField.Value.Span.Start)
-			}
+	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
+		if f := p.byID.first[i]; f >= 0 && f != int32(i) {
+			first := p.Plan.Steps[f]
+			p.report(r, s, s.IDField.Value.Span, "", "step id %q is already used by step %d at %s; step ids must be unique, rename one", s.ID, first.Index+1, first.IDField.Value.Span.Start)
 		}
 	},
 }

@@ -8,15 +8,15 @@ var ruleEmptyID = Rule{
 	Severity: ast.Error,
 	Doc:      "a plan or step id is the empty string (S3, S4)",
 	Example:  `{"id": "", "tool": "notes"}`,
-	run: func(p *Pass, r *Rule) {
+	plan: func(p *Pass, r *Rule) {
 		if m := p.Plan.IDField; m != nil && m.Value.Kind == ast.String && m.Value.Str == "" {
 			p.report(r, nil, m.Value.Span, "", "the plan's id is empty; name the plan, e.g. \"refresh-fixtures\"")
 		}
-		for _, s := range p.Plan.Steps {
-			if m := s.IDField; m != nil && m.Value.Kind == ast.String && m.Value.Str == "" {
-				p.Bad[s.Index] = true
-				p.report(r, s, m.Value.Span, "", "%s has an empty id; give it a name unique in the plan, e.g. \"build\"", stepName(s))
-			}
+	},
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if m := s.IDField; m != nil && m.Value.Kind == ast.String && m.Value.Str == "" {
+			p.Bad[s.Index] = true
+			p.report(r, s, m.Value.Span, "", "%s has an empty id; give it a name unique in the plan, e.g. \"build\"", stepName(s))
 		}
 	},
 }

@@ -9,18 +9,18 @@ var ruleMissingField = Rule{
 	Severity: ast.Error,
 	Doc:      `a required field is absent: the plan's "id" or "steps", a step's "id"`,
 	Example:  `{"tool": "notes", "input": {"body": "hi"}}`,
-	run: func(p *Pass, r *Rule) {
+	plan: func(p *Pass, r *Rule) {
 		if p.Plan.IDField == nil {
 			p.report(r, nil, p.Plan.Object.OpenSpan(), "", "the plan has no %q; add \"id\": \"<plan name>\"", "id")
 		}
 		if p.Plan.StepsField == nil {
 			p.report(r, nil, p.Plan.Object.OpenSpan(), "", "the plan has no %q; add \"steps\": [] with the steps to run", "steps")
 		}
-		for _, s := range p.Plan.Steps {
-			if s.IDField == nil {
-				p.Bad[s.Index] = true
-				p.report(r, s, s.Object.OpenSpan(), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
-			}
+	},
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if s.IDField == nil {
+			p.Bad[s.Index] = true
+			p.report(r, s, s.Object.OpenSpan(), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
 		}
 	},
 }

@@ -1,11 +1,6 @@
 package check
 
-import (
-	"strconv"
-	"strings"
-
-	"github.com/planc/planc/ast"
-)
+import "github.com/planc/planc/ast"
 
 // ruleNumericComparison warns for > or < between a reference and a literal
 // that reads as a number: comparison is always by text (S11), so
@@ -15,19 +10,19 @@ var ruleNumericComparison = Rule{
 	Severity: ast.Warning,
 	Doc:      "> or < against a number-like literal compares text, not numbers (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$count.output > '10'"}`,
-	run: func(p *Pass, r *Rule) {
-		p.compares(func(s *ast.Step, c *ast.Compare) {
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		for _, c := range p.stepCompares(s) {
 			if c.Op != ast.OpGt && c.Op != ast.OpLt {
-				return
+				continue
 			}
 			ref, lit := refAndLiteral(c)
 			if ref == nil || ref.Field == ast.RefStatus {
-				return // status-ordering covers .status
+				continue // status-ordering covers .status
 			}
-			if _, err := strconv.ParseFloat(strings.TrimSpace(lit.Value), 64); err != nil {
-				return
+			if !numberLike(lit.Value) {
+				continue
 			}
 			p.report(r, s, c.Span, "", "%s compares text, not numbers: %q %s %q is decided byte by byte ('10' < '9' is true); compare with == or != instead, or produce a fixed-width value", c.Op, ref.String(), c.Op, lit.Value)
-		})
+		}
 	},
 }

@@ -11,21 +11,19 @@ var ruleOnErrorValue = Rule{
 	Severity: ast.Error,
 	Doc:      "on_error is not one of fail, skip, continue",
 	Example:  `{"id": "a", "tool": "notes", "on_error": "ignore"}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			m := s.OnErrorField
-			if m == nil || m.Value.Kind != ast.String {
-				continue
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		m := s.OnErrorField
+		if m == nil || m.Value.Kind != ast.String {
+			return
+		}
+		if _, ok := ast.ParseOnError(m.Value.Str); !ok {
+			sug := ast.Suggest(m.Value.Str, onErrorWords[:])
+			extra := didYouMean(sug)
+			if sug == "" {
+				extra = `; write "fail", "skip" or "continue"`
 			}
-			if _, ok := ast.ParseOnError(m.Value.Str); !ok {
-				sug := ast.Suggest(m.Value.Str, onErrorWords[:])
-				extra := didYouMean(sug)
-				if sug == "" {
-					extra = `; write "fail", "skip" or "continue"`
-				}
-				p.Bad[s.Index] = true
-				p.report(r, s, m.Value.Span, sug, "on_error %q is not one of \"fail\", \"skip\", \"continue\"%s", m.Value.Str, extra)
-			}
+			p.Bad[s.Index] = true
+			p.report(r, s, m.Value.Span, sug, "on_error %q is not one of \"fail\", \"skip\", \"continue\"%s", m.Value.Str, extra)
 		}
 	},
 }

@@ -11,19 +11,17 @@ var ruleReferenceField = Rule{
 	Severity: ast.Error,
 	Doc:      "a reference reads a field other than output or status (S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$t.stdout"}}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			for _, ref := range s.Refs {
-				if ref.Field != ast.RefOther {
-					continue
-				}
-				sug := ast.Suggest(ref.FieldName, refFields[:])
-				fix := didYouMean(sug)
-				if sug == "" {
-					fix = "; a reference reads .output or .status"
-				}
-				p.report(r, s, ref.FieldSpan, sug, "reference %s reads field %q, which steps do not have%s", ref, ref.FieldName, fix)
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		for _, ref := range s.Refs {
+			if ref.Field != ast.RefOther {
+				continue
 			}
+			sug := ast.Suggest(ref.FieldName, refFields[:])
+			fix := didYouMean(sug)
+			if sug == "" {
+				fix = "; a reference reads .output or .status"
+			}
+			p.report(r, s, ref.FieldSpan, sug, "reference %s reads field %q, which steps do not have%s", ref, ref.FieldName, fix)
 		}
 	},
 }

@@ -10,17 +10,15 @@ var ruleReferenceLikeText = Rule{
 	Severity: ast.Warning,
 	Doc:      "a string contains a reference-shaped word but is not exactly a reference, so it is not substituted (S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "log: $t.output"}}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if s.InputField == nil {
-				continue
-			}
-			ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
-				if v.Kind == ast.String && v.Ref == nil && containsRefShape(v.Str) {
-					p.report(r, s, v.Span, "", "%q contains a reference but is not one: only a string that is exactly $<id>.output or $<id>.status is substituted; make the reference the whole string", v.Str)
-				}
-				return true
-			})
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if s.InputField == nil {
+			return
 		}
+		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
+			if v.Kind == ast.String && v.Ref == nil && containsRefShape(v.Str) {
+				p.report(r, s, v.Span, "", "%q contains a reference but is not one: only a string that is exactly $<id>.output or $<id>.status is substituted; make the reference the whole string", v.Str)
+			}
+			return true
+		})
 	},
 }

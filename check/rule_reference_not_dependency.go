@@ -18,7 +18,8 @@ var ruleReferenceNotDependency = Rule{
 	Severity: ast.Warning,
 	Doc:      "a reference's target is not a transitive dependency of the step, so it may not have settled (S9)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$check.output"}}`,
-	run: func(p *Pass, r *Rule) {
+	graph:    true,
+	plan: func(p *Pass, r *Rule) {
 		g := p.graph()
 		type query struct {
 			from int32

@@ -13,16 +13,14 @@ var ruleRetriesRange = Rule{
 	Severity: ast.Error,
 	Doc:      "retries is not an integer from 0 to 100 (S3)",
 	Example:  `{"id": "a", "tool": "notes", "retries": -1}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			m := s.RetriesField
-			if m == nil || m.Value.Kind != ast.Number {
-				continue
-			}
-			if !isPlainInt(m.Value.Str) || s.Retries < 0 || s.Retries > MaxRetries {
-				p.Bad[s.Index] = true
-				p.report(r, s, m.Value.Span, "", "retries %s is not an integer from 0 to %d; write a whole number such as 2 (extra dispatches after a failure)", m.Value.Str, MaxRetries)
-			}
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		m := s.RetriesField
+		if m == nil || m.Value.Kind != ast.Number {
+			return
+		}
+		if !isPlainInt(m.Value.Str) || s.Retries < 0 || s.Retries > MaxRetries {
+			p.Bad[s.Index] = true
+			p.report(r, s, m.Value.Span, "", "retries %s is not an integer from 0 to %d; write a whole number such as 2 (extra dispatches after a failure)", m.Value.Str, MaxRetries)
 		}
 	},
 }

@@ -16,26 +16,24 @@ var ruleShellNotAllowed = Rule{
 	Doc:       "a shell step's binary is not in capabilities.shell.allow (S14)",
 	Example:   `{"id": "t", "shell": "cargo test --quiet"}`,
 	NeedsCaps: true,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if s.Kind != ast.KindShell || p.Bad[s.Index] {
-				continue
-			}
-			bin := p.argv0[s.Index] // split once, by shell-syntax
-			if slices.Contains(p.Caps.ShellAllow, bin) {
-				continue
-			}
-			sug := ""
-			for _, a := range p.Caps.ShellAllow {
-				if path.Base(a) == path.Base(bin) {
-					sug = a
-					break
-				}
-			}
-			if sug == "" {
-				sug = ast.Suggest(bin, p.Caps.ShellAllow)
-			}
-			p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s", bin, didYouMean(sug))
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if s.Kind != ast.KindShell || p.Bad[s.Index] {
+			return
 		}
+		bin := p.argv0[s.Index] // split once, by shell-syntax
+		if slices.Contains(p.Caps.ShellAllow, bin) {
+			return
+		}
+		sug := ""
+		for _, a := range p.Caps.ShellAllow {
+			if path.Base(a) == path.Base(bin) {
+				sug = a
+				break
+			}
+		}
+		if sug == "" {
+			sug = ast.Suggest(bin, p.Caps.ShellAllow)
+		}
+		p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s", bin, didYouMean(sug))
 	},
 }

@@ -11,11 +11,11 @@ var ruleStatusLiteral = Rule{
 	Severity: ast.Warning,
 	Doc:      "a .status is compared with something other than success, failed, skipped (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status == 'succeeded'"}`,
-	run: func(p *Pass, r *Rule) {
-		p.compares(func(s *ast.Step, c *ast.Compare) {
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		for _, c := range p.stepCompares(s) {
 			ref, lit := refAndLiteral(c)
 			if ref == nil || ref.Field != ast.RefStatus || isOneOf(lit.Value, statuses[:]) {
-				return
+				continue
 			}
 			sug := ast.Suggest(lit.Value, statuses[:])
 			fix := ""
@@ -25,6 +25,6 @@ var ruleStatusLiteral = Rule{
 				fix = "; compare with 'success', 'failed' or 'skipped'"
 			}
 			p.report(r, s, lit.Span, sug, "%s is never %q: a status is success, failed or skipped%s", ref.String(), lit.Value, fix)
-		})
+		}
 	},
 }

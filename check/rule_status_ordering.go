@@ -9,17 +9,17 @@ var ruleStatusOrdering = Rule{
 	Severity: ast.Warning,
 	Doc:      "> or < applied to a .status, which has no meaningful order (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status > 'failed'"}`,
-	run: func(p *Pass, r *Rule) {
-		p.compares(func(s *ast.Step, c *ast.Compare) {
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		for _, c := range p.stepCompares(s) {
 			if c.Op != ast.OpGt && c.Op != ast.OpLt {
-				return
+				continue
 			}
-			for _, o := range []ast.Operand{c.X, c.Y} {
+			for _, o := range [...]ast.Operand{c.X, c.Y} {
 				if ref, ok := o.(*ast.Ref); ok && ref.Field == ast.RefStatus {
 					p.report(r, s, c.OpSpan, "", "%s on %s compares status words as text; use == or != with 'success', 'failed' or 'skipped'", c.Op, ref.String())
-					return
+					break
 				}
 			}
-		})
+		}
 	},
 }

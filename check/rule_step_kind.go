@@ -11,18 +11,16 @@ var ruleNoStepKind = Rule{
 	Severity: ast.Error,
 	Doc:      "a step declares none of tool, shell, capsule",
 	Example:  `{"id": "a", "input": {"body": "hi"}}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if len(s.Kinds) != 0 {
-				continue
-			}
-			sp := s.Span
-			if s.IDField != nil {
-				sp = s.IDField.KeySpan
-			}
-			p.Bad[s.Index] = true
-			p.report(r, s, sp, "", "%s declares none of \"tool\", \"shell\", \"capsule\"; add exactly one, e.g. \"tool\": \"notes\"", stepName(s))
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if len(s.Kinds) != 0 {
+			return
 		}
+		sp := s.Span
+		if s.IDField != nil {
+			sp = s.IDField.KeySpan
+		}
+		p.Bad[s.Index] = true
+		p.report(r, s, sp, "", "%s declares none of \"tool\", \"shell\", \"capsule\"; add exactly one, e.g. \"tool\": \"notes\"", stepName(s))
 	},
 }
 
@@ -33,17 +31,15 @@ var ruleSeveralStepKinds = Rule{
 	Severity: ast.Error,
 	Doc:      "a step declares more than one of tool, shell, capsule",
 	Example:  `{"id": "a", "tool": "notes", "shell": "go test ./..."}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			if len(s.Kinds) < 2 {
-				continue
-			}
-			names := make([]string, len(s.Kinds))
-			for i, m := range s.Kinds {
-				names[i] = m.Key
-			}
-			p.Bad[s.Index] = true
-			p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), quoteList(names))
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if len(s.Kinds) < 2 {
+			return
 		}
+		names := make([]string, len(s.Kinds))
+		for i, m := range s.Kinds {
+			names[i] = m.Key
+		}
+		p.Bad[s.Index] = true
+		p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), quoteList(names))
 	},
 }

@@ -9,24 +9,17 @@ var ruleUnknownDependency = Rule{
 	Severity: ast.Error,
 	Doc:      "a depends_on entry names a step the plan does not declare",
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["biuld"]}`,
-	run: func(p *Pass, r *Rule) {
-		var ids []string
-		p.resolve()
-		for i, s := range p.Plan.Steps {
-			for k, d := range s.DependsOn {
-				if p.depPos[i][k] >= 0 {
-					continue
-				}
-				if ids == nil {
-					ids = p.stepIDs()
-				}
-				sug := ast.Suggest(d.ID, ids)
-				fix := didYouMean(sug)
-				if sug == "" {
-					fix = "; name a step declared in this plan"
-				}
-				p.report(r, s, d.Span, sug, "%s depends on %q, which the plan does not declare%s", stepName(s), d.ID, fix)
+	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
+		for k, d := range s.DependsOn {
+			if p.depPos[i][k] >= 0 {
+				continue
 			}
+			sug := ast.Suggest(d.ID, p.stepIDs())
+			fix := didYouMean(sug)
+			if sug == "" {
+				fix = "; name a step declared in this plan"
+			}
+			p.report(r, s, d.Span, sug, "%s depends on %q, which the plan does not declare%s", stepName(s), d.ID, fix)
 		}
 	},
 }

@@ -15,7 +15,7 @@ var ruleUnknownField = Rule{
 	Severity: ast.Error,
 	Doc:      "a field the seed does not define, in the plan or a step (S2)",
 	Example:  `{"id": "b", "tool": "notes", "depends-on": ["a"]}`,
-	run: func(p *Pass, r *Rule) {
+	plan: func(p *Pass, r *Rule) {
 		for _, m := range p.Plan.Object.Members {
 			if !isOneOf(m.Key, planFields[:]) {
 				s := ast.Suggest(m.Key, planFields[:])
@@ -28,18 +28,18 @@ var ruleUnknownField = Rule{
 				p.report(r, nil, m.KeySpan, s, "unknown field %q in the plan%s", m.Key, extra)
 			}
 		}
-		for _, st := range p.Plan.Steps {
-			for _, m := range st.Object.Members {
-				if isOneOf(m.Key, stepFields[:]) {
-					continue
-				}
-				s := ast.Suggest(m.Key, stepFields[:])
-				extra := didYouMean(s)
-				if s == "" {
-					extra = "; a step has id, tool, shell, capsule, input, depends_on, if, on_error, retries"
-				}
-				p.report(r, st, m.KeySpan, s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
+	},
+	step: func(p *Pass, r *Rule, _ int, st *ast.Step) {
+		for _, m := range st.Object.Members {
+			if isOneOf(m.Key, stepFields[:]) {
+				continue
 			}
+			s := ast.Suggest(m.Key, stepFields[:])
+			extra := didYouMean(s)
+			if s == "" {
+				extra = "; a step has id, tool, shell, capsule, input, depends_on, if, on_error, retries"
+			}
+			p.report(r, st, m.KeySpan, s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
 		}
 	},
 }

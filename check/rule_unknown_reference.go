@@ -9,24 +9,17 @@ var ruleUnknownReference = Rule{
 	Severity: ast.Error,
 	Doc:      "a $<id> reference names a step the plan does not declare (S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$tset.output"}}`,
-	run: func(p *Pass, r *Rule) {
-		var ids []string
-		p.resolve()
-		for i, s := range p.Plan.Steps {
-			for k, ref := range s.Refs {
-				if p.refPos[i][k] >= 0 {
-					continue
-				}
-				if ids == nil {
-					ids = p.stepIDs()
-				}
-				sug := ast.Suggest(ref.StepID, ids)
-				fix := didYouMean(sug)
-				if sug == "" {
-					fix = "; name a step declared in this plan"
-				}
-				p.report(r, s, ref.IDSpan, sug, "reference %s names step %q, which the plan does not declare%s", ref, ref.StepID, fix)
+	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
+		for k, ref := range s.Refs {
+			if p.refPos[i][k] >= 0 {
+				continue
 			}
+			sug := ast.Suggest(ref.StepID, p.stepIDs())
+			fix := didYouMean(sug)
+			if sug == "" {
+				fix = "; name a step declared in this plan"
+			}
+			p.report(r, s, ref.IDSpan, sug, "reference %s names step %q, which the plan does not declare%s", ref, ref.StepID, fix)
 		}
 	},
 }

@@ -14,26 +14,26 @@ var ruleUnknownTool = Rule{
 	Doc:       "a tool step names a tool that is not in the capsule's inventory",
 	Example:   `{"id": "n", "tool": "note", "input": {"body": "hi"}}`,
 	NeedsCaps: true,
-	run: func(p *Pass, r *Rule) {
+	plan: func(p *Pass, r *Rule) {
+		p.tools = append(p.tools[:0], p.Caps.Tools...)
+		slices.Sort(p.tools)
+	},
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if p.Caps.ToolsPending {
 			return // the MCP servers' tools are not known yet
 		}
-		tools := slices.Clone(p.Caps.Tools)
-		slices.Sort(tools)
-		for _, s := range p.Plan.Steps {
-			if s.Kind != ast.KindTool || s.Target == SubmitPlan || slices.Contains(tools, s.Target) {
-				continue
-			}
-			sug := ast.Suggest(s.Target, tools)
-			fix := didYouMean(sug)
-			switch {
-			case sug != "":
-			case len(tools) == 0:
-				fix = "; the capsule has no tools"
-			default:
-				fix = "; the capsule has " + quoteList(tools)
-			}
-			p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not in the capsule's inventory%s", s.Target, fix)
+		if s.Kind != ast.KindTool || s.Target == SubmitPlan || slices.Contains(p.tools, s.Target) {
+			return
 		}
+		sug := ast.Suggest(s.Target, p.tools)
+		fix := didYouMean(sug)
+		switch {
+		case sug != "":
+		case len(p.tools) == 0:
+			fix = "; the capsule has no tools"
+		default:
+			fix = "; the capsule has " + quoteList(p.tools)
+		}
+		p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not in the capsule's inventory%s", s.Target, fix)
 	},
 }

@@ -13,13 +13,11 @@ var ruleUnreferenceableID = Rule{
 	Severity: ast.Warning,
 	Doc:      "a step id has a character outside [A-Za-z0-9_-], so no reference can name it (S4)",
 	Example:  `{"id": "run tests", "shell": "go test ./..."}`,
-	run: func(p *Pass, r *Rule) {
-		for _, s := range p.Plan.Steps {
-			for _, c := range s.ID {
-				if c >= utf8.RuneSelf || !isIDByte(byte(c)) {
-					p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
-					break
-				}
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		for _, c := range s.ID {
+			if c >= utf8.RuneSelf || !isIDByte(byte(c)) {
+				p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
+				break
 			}
 		}
 	},

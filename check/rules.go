@@ -9,7 +9,8 @@ import (
 
 // rules returns every rule in the order they run: schema rules first, then
 // the seed's refusals, then the warnings. The order only matters for rules
-// that read what earlier ones found (Pass.Bad).
+// that read what earlier ones found for the same step (Pass.Bad, argv0);
+// the graph rules read every step's Bad and run after the pass over steps.
 func rules() []Rule {
 	return []Rule{
 		ruleUnknownField,
@@ -76,12 +77,16 @@ func didYouMean(s string) string {
 // stepIDs returns the ids of the plan's steps, in plan order, without
 // duplicates, for did-you-mean.
 func (p *Pass) stepIDs() []string {
-	ids := make([]string, 0, len(p.ByID))
-	for _, s := range p.Plan.Steps {
-		if s.ID != "" && p.ByID[s.ID] == s {
+	if p.ids != nil {
+		return p.ids
+	}
+	ids := []string{}
+	for i, s := range p.Plan.Steps {
+		if p.byID.first[i] == int32(i) {
 			ids = append(ids, s.ID)
 		}
 	}
+	p.ids = ids
 	return ids
 }
 
