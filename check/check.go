@@ -68,15 +68,18 @@ type Pass struct {
 	Bad   []bool
 	diags []Diagnostic
 	g     *graph
-	// pos is each step's position in Plan.Steps, by Step.Index (they differ
-	// when an element of steps is not an object).
-	pos []int32
 	// argv0 is a shell step's first word, by Step.Index, once shell-syntax
 	// has split its command line ("" when it could not).
 	argv0 []string
-	// depPos and refPos are the resolved dependencies and references, by
-	// position in Plan.Steps (resolve).
-	depPos, refPos [][]int32
+	// deps and refs hold the position in Plan.Steps of every step's
+	// depends_on entries and references (-1: no such step), one step after
+	// another; step i's are at [depOff[i], depOff[i+1]) and
+	// [refOff[i], refOff[i+1]). resolve fills them during the pass.
+	deps, refs     []int32
+	depOff, refOff []int32
+	// refCands lists the references reference-not-dependency must answer
+	// from the whole graph (their target is not a direct dependency).
+	refCands []refCand
 	// ids is stepIDs' result, made on first use.
 	ids []string
 	// tools is the sorted tool inventory and spawnBare the bare names of
@@ -101,14 +104,13 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	if len(plan.Steps) > 0 {
 		n = plan.Steps[len(plan.Steps)-1].Index + 1
 	}
-	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n), pos: make([]int32, n), argv0: make([]string, n)}
+	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n), argv0: make([]string, n),
+		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1)}
 	ids := make([]string, len(plan.Steps))
 	for i, s := range plan.Steps {
-		p.pos[s.Index] = int32(i)
 		ids[i] = s.ID
 	}
 	p.byID = newIDIndex(ids)
-	p.resolve()
 	var all []Rule
 	for _, r := range rules() {
 		if !r.NeedsCaps || caps != nil {
@@ -126,6 +128,7 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 		}
 	}
 	for i, s := range plan.Steps {
+		p.resolve(s)
 		for _, r := range stepRules {
 			r.step(p, r, i, s)
 		}

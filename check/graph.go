@@ -6,9 +6,8 @@ import "github.com/planc/planc/ast"
 // pass for the cycle and reachability rules. Only depends_on entries naming
 // a declared step are edges (an unknown one is unknown-dependency's).
 type graph struct {
-	deps    [][]int32       // deps[i]: the steps step i depends on
-	depRefs [][]*ast.DepRef // the entries behind deps[i], same order
-	users   [][]int32       // users[i]: the steps that depend on step i
+	deps  [][]int32 // deps[i]: the steps step i depends on
+	users [][]int32 // users[i]: the steps that depend on step i
 	// topo[i] is step i's index in a topological order, or -1 when the
 	// step lies on or behind a cycle.
 	topo []int32
@@ -18,39 +17,47 @@ func (p *Pass) graph() *graph {
 	if p.g != nil {
 		return p.g
 	}
-	p.resolve()
 	n := len(p.Plan.Steps)
-	g := &graph{deps: make([][]int32, n), depRefs: make([][]*ast.DepRef, n), users: make([][]int32, n), topo: make([]int32, n)}
-	// Steps are indexed by their position in p.Plan.Steps (p.pos), which
-	// may differ from Step.Index when a steps element is not an object.
-	// Edge lists are carved from three buffers sized by a first count, so
-	// the graph costs a handful of allocations whatever its size.
+	g := &graph{deps: make([][]int32, n), users: make([][]int32, n), topo: make([]int32, n)}
+	// Steps are indexed by their position in p.Plan.Steps, which may differ
+	// from Step.Index when a steps element is not an object. An edge list
+	// is the step's resolved depends_on entries, or (when some entry names
+	// no step) a copy without those; users' lists are carved from one
+	// buffer sized by a first count. The graph costs a handful of
+	// allocations whatever its size, and reads no step.
 	nusers := make([]int32, n)
-	total := 0
-	for i := range p.Plan.Steps {
-		for _, j := range p.depPos[i] {
-			if j >= 0 {
-				nusers[j]++
-				total++
-			}
+	total, unknown := 0, false
+	for _, j := range p.deps {
+		if j >= 0 {
+			nusers[j]++
+			total++
+		} else {
+			unknown = true
 		}
 	}
-	dbuf, rbuf, ubuf := make([]int32, 0, total), make([]*ast.DepRef, 0, total), make([]int32, total)
-	for i, s := range p.Plan.Steps {
-		start := len(dbuf)
-		for k, j := range p.depPos[i] {
-			if j >= 0 {
-				dbuf = append(dbuf, j)
-				rbuf = append(rbuf, s.DependsOn[k])
-			}
-		}
-		g.deps[i], g.depRefs[i] = dbuf[start:len(dbuf):len(dbuf)], rbuf[start:len(rbuf):len(rbuf)]
+	var dbuf []int32
+	if unknown {
+		dbuf = make([]int32, 0, total)
 	}
+	for i := range n {
+		d := p.depsOf(i)
+		if unknown {
+			start := len(dbuf)
+			for _, j := range d {
+				if j >= 0 {
+					dbuf = append(dbuf, j)
+				}
+			}
+			d = dbuf[start:len(dbuf):len(dbuf)]
+		}
+		g.deps[i] = d[:len(d):len(d)]
+	}
+	ubuf := make([]int32, total)
 	for j := range nusers {
 		k := nusers[j]
 		g.users[j], ubuf = ubuf[:0:k], ubuf[k:]
 	}
-	for i := range p.Plan.Steps {
+	for i := range n {
 		for _, j := range g.deps[i] {
 			g.users[j] = append(g.users[j], int32(i))
 		}
@@ -80,34 +87,23 @@ func (p *Pass) graph() *graph {
 	return g
 }
 
-// resolve maps every depends_on entry and every reference of every step to
-// the position in Plan.Steps of the step it names (-1 when the plan does
-// not declare it), once per pass: the rules that need them share these
-// instead of each looking ids up again. depPos[i] is aligned with
-// Plan.Steps[i].DependsOn, refPos[i] with its Refs.
-func (p *Pass) resolve() {
-	if p.depPos != nil {
-		return
+// resolve finds the steps that s, the next step of the pass, names in
+// depends_on and in references.
+func (p *Pass) resolve(s *ast.Step) {
+	for _, d := range s.DependsOn {
+		p.deps = append(p.deps, p.byID.lookup(d.ID))
 	}
-	steps := p.Plan.Steps
-	nd, nr := 0, 0
-	for _, s := range steps {
-		nd += len(s.DependsOn)
-		nr += len(s.Refs)
+	for _, r := range s.Refs {
+		p.refs = append(p.refs, p.byID.lookup(r.StepID))
 	}
-	dbuf, rbuf := make([]int32, nd), make([]int32, nr)
-	p.depPos, p.refPos = make([][]int32, len(steps)), make([][]int32, len(steps))
-	for i, s := range steps {
-		d := dbuf[:len(s.DependsOn):len(s.DependsOn)]
-		dbuf = dbuf[len(s.DependsOn):]
-		for k, dep := range s.DependsOn {
-			d[k] = p.byID.lookup(dep.ID)
-		}
-		r := rbuf[:len(s.Refs):len(s.Refs)]
-		rbuf = rbuf[len(s.Refs):]
-		for k, ref := range s.Refs {
-			r[k] = p.byID.lookup(ref.StepID)
-		}
-		p.depPos[i], p.refPos[i] = d, r
-	}
+	p.depOff = append(p.depOff, int32(len(p.deps)))
+	p.refOff = append(p.refOff, int32(len(p.refs)))
 }
+
+// depsOf returns the positions of step i's depends_on entries, in order,
+// -1 for an entry naming no step.
+func (p *Pass) depsOf(i int) []int32 { return p.deps[p.depOff[i]:p.depOff[i+1]] }
+
+// refsOf returns the positions of the steps step i's references name, in
+// the order of Step.Refs, -1 for no such step.
+func (p *Pass) refsOf(i int) []int32 { return p.refs[p.refOff[i]:p.refOff[i+1]] }

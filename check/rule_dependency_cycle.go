@@ -41,9 +41,9 @@ var ruleDependencyCycle = Rule{
 				next := cyc[(x+1)%len(cyc)]
 				s := p.Plan.Steps[k]
 				sp := s.Span
-				for y, d := range g.deps[k] {
+				for y, d := range p.depsOf(int(k)) {
 					if d == next {
-						sp = g.depRefs[k][y].Span
+						sp = s.DependsOn[y].Span
 						break
 					}
 				}

@@ -18,36 +18,41 @@ var ruleReferenceNotDependency = Rule{
 	Severity: ast.Warning,
 	Doc:      "a reference's target is not a transitive dependency of the step, so it may not have settled (S9)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$check.output"}}`,
-	graph:    true,
-	plan: func(p *Pass, r *Rule) {
-		g := p.graph()
-		type query struct {
-			from int32
-			ref  *ast.Ref
+	// The step part sets aside the references whose target is not a
+	// direct dependency, while the step is at hand; the plan part answers
+	// those from the graph once every step is resolved.
+	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
+		if p.Bad[s.Index] {
+			return
 		}
-		byTarget := map[int32][]query{}
+		deps := p.depsOf(i)
+		for k, ti := range p.refsOf(i) {
+			if ti >= 0 && !isDirect(deps, ti) {
+				p.refCands = append(p.refCands, refCand{from: int32(i), target: ti, ref: s.Refs[k]})
+			}
+		}
+	},
+	graph: true,
+	plan: func(p *Pass, r *Rule) {
+		if len(p.refCands) == 0 {
+			return
+		}
+		g := p.graph()
+		byTarget := map[int32][]refCand{}
 		var targets []int32
-		for i, s := range p.Plan.Steps {
-			if p.Bad[s.Index] || g.topo[i] < 0 {
+		for _, c := range p.refCands {
+			i, ti := c.from, c.target
+			if g.topo[i] < 0 {
 				continue // on or behind a cycle: dependency-cycle says it
 			}
-			for k, ref := range s.Refs {
-				ti := p.refPos[i][k]
-				if ti < 0 {
-					continue
-				}
-				if isDirect(g.deps[i], ti) {
-					continue
-				}
-				if ti == int32(i) || g.topo[ti] < 0 || g.topo[ti] >= g.topo[i] {
-					p.warnRef(r, s, ref, ti == int32(i))
-					continue
-				}
-				if _, seen := byTarget[ti]; !seen {
-					targets = append(targets, ti)
-				}
-				byTarget[ti] = append(byTarget[ti], query{int32(i), ref})
+			if ti == i || g.topo[ti] < 0 || g.topo[ti] >= g.topo[i] {
+				p.warnRef(r, p.Plan.Steps[i], c.ref, ti == i)
+				continue
 			}
+			if _, seen := byTarget[ti]; !seen {
+				targets = append(targets, ti)
+			}
+			byTarget[ti] = append(byTarget[ti], c)
 		}
 		mark := make([]int32, len(p.Plan.Steps)) // stamp: target index+1 that reached it
 		var queue []int32
@@ -75,6 +80,13 @@ var ruleReferenceNotDependency = Rule{
 			}
 		}
 	},
+}
+
+// refCand is a reference of step from to step target that is not one of
+// from's direct dependencies.
+type refCand struct {
+	from, target int32
+	ref          *ast.Ref
 }
 
 func isDirect(deps []int32, t int32) bool {

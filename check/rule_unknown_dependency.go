@@ -11,7 +11,7 @@ var ruleUnknownDependency = Rule{
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["biuld"]}`,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		for k, d := range s.DependsOn {
-			if p.depPos[i][k] >= 0 {
+			if p.depsOf(i)[k] >= 0 {
 				continue
 			}
 			sug := ast.Suggest(d.ID, p.stepIDs())

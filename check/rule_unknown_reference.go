@@ -11,7 +11,7 @@ var ruleUnknownReference = Rule{
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$tset.output"}}`,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		for k, ref := range s.Refs {
-			if p.refPos[i][k] >= 0 {
+			if p.refsOf(i)[k] >= 0 {
 				continue
 			}
 			sug := ast.Suggest(ref.StepID, p.stepIDs())

@@ -68,6 +68,12 @@ var condParser = participle.MustBuild[condOr](participle.Lexer(lexer.Cond))
 // participle grammar, which either builds the same tree or finds the
 // refusal (FuzzParseCond checks that the two agree).
 func ParseCond(text string, src CondSource) (ast.Cond, *ast.CondError) {
+	return parseCond(text, src, nil)
+}
+
+// parseCond is ParseCond with the nodes of a well-formed condition taken
+// from n (nil: allocated one by one).
+func parseCond(text string, src CondSource, n *nodes) (ast.Cond, *ast.CondError) {
 	if lexer.SkipCondSpace(text, 0) == len(text) {
 		return nil, &ast.CondError{
 			Span:       src.Span(0, len(text)),
@@ -75,7 +81,7 @@ func ParseCond(text string, src CondSource) (ast.Cond, *ast.CondError) {
 			Suggestion: "$a.status == 'success'",
 		}
 	}
-	if c, ok := fastCond(text, src); ok {
+	if c, ok := fastCond(text, src, n); ok {
 		return c, nil
 	}
 	return parseCondGrammar(text, src)
@@ -98,12 +104,12 @@ func parseCondGrammar(text string, src CondSource) (ast.Cond, *ast.CondError) {
 // references and literals, straight from lexer.ScanCond: the common case,
 // without participle's reflection (see BenchmarkParseCond). It reports
 // false for anything else.
-func fastCond(text string, src CondSource) (ast.Cond, bool) {
+func fastCond(text string, src CondSource, n *nodes) (ast.Cond, bool) {
 	var or, and ast.Cond     // the || chain so far; the && chain being built
 	var orOp, andOp ast.Span // the operator before and, and before the next comparison
 	i := 0
 	for {
-		x, i1, ok := fastOperand(text, src, i)
+		x, i1, ok := fastOperand(text, src, i, n)
 		if !ok {
 			return nil, false
 		}
@@ -113,21 +119,23 @@ func fastCond(text string, src CondSource) (ast.Cond, bool) {
 		if !ok {
 			return nil, false
 		}
-		y, i2, ok := fastOperand(text, src, e)
+		y, i2, ok := fastOperand(text, src, e, n)
 		if !ok {
 			return nil, false
 		}
-		and = logical(ast.OpAnd, and, &ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e),
-			Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}}, andOp)
+		c := n.compare()
+		*c = ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e),
+			Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}}
+		and = logical(n, ast.OpAnd, and, c, andOp)
 		s = lexer.SkipCondSpace(text, i2)
 		_, e = lexer.ScanCond(text, s)
 		switch text[s:e] {
 		case "":
-			return logical(ast.OpOr, or, and, orOp), true
+			return logical(n, ast.OpOr, or, and, orOp), true
 		case "&&":
 			andOp = src.Span(s, e)
 		case "||":
-			or, and, orOp = logical(ast.OpOr, or, and, orOp), nil, src.Span(s, e)
+			or, and, orOp = logical(n, ast.OpOr, or, and, orOp), nil, src.Span(s, e)
 		default:
 			return nil, false
 		}
@@ -136,11 +144,11 @@ func fastCond(text string, src CondSource) (ast.Cond, bool) {
 }
 
 // fastOperand scans a well-formed reference or literal at or after i.
-func fastOperand(text string, src CondSource, i int) (ast.Operand, int, bool) {
+func fastOperand(text string, src CondSource, i int, n *nodes) (ast.Operand, int, bool) {
 	i = lexer.SkipCondSpace(text, i)
 	typ, e := lexer.ScanCond(text, i)
 	if typ == lexer.CondString || typ == lexer.CondRef && validRef(text[i:e]) {
-		return newOperand(text[i:e], i, src), e, true
+		return newOperand(n, text[i:e], i, src), e, true
 	}
 	return nil, e, false
 }
@@ -156,23 +164,28 @@ func compareOp(v string) (ast.CompareOp, bool) {
 }
 
 // logical returns x op y, or y when x is nil.
-func logical(op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) ast.Cond {
+func logical(n *nodes, op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) ast.Cond {
 	if x == nil {
 		return y
 	}
-	return &ast.Logical{Op: op, X: x, Y: y, OpSpan: opSpan,
+	l := n.logical()
+	*l = ast.Logical{Op: op, X: x, Y: y, OpSpan: opSpan,
 		Span: ast.Span{Start: x.CondSpan().Start, End: y.CondSpan().End}}
+	return l
 }
 
 // newOperand returns the *ast.Literal or *ast.Ref of token v (a quoted
 // literal, or a reference that validRef accepts) starting at byte start.
-func newOperand(v string, start int, src CondSource) ast.Operand {
+func newOperand(n *nodes, v string, start int, src CondSource) ast.Operand {
 	end := start + len(v)
 	if v[0] != '$' {
-		return &ast.Literal{Value: v[1 : len(v)-1], Quote: v[0], Span: src.Span(start, end)}
+		l := n.literal()
+		*l = ast.Literal{Value: v[1 : len(v)-1], Quote: v[0], Span: src.Span(start, end)}
+		return l
 	}
 	dot := strings.IndexByte(v, '.')
-	r := &ast.Ref{StepID: v[1:dot], FieldName: v[dot+1:], Field: ast.RefOther, InIf: true,
+	r := n.ref()
+	*r = ast.Ref{StepID: v[1:dot], FieldName: v[dot+1:], Field: ast.RefOther, InIf: true,
 		Span:      src.Span(start, end),
 		IDSpan:    src.Span(start+1, start+dot),
 		FieldSpan: src.Span(start+dot+1, end)}
@@ -226,7 +239,7 @@ func (b *condBuilder) or(n *condOr) ast.Cond {
 		if b.err != nil {
 			return nil
 		}
-		x = logical(ast.OpOr, x, y, b.tokSpan(&t.Op))
+		x = logical(nil, ast.OpOr, x, y, b.tokSpan(&t.Op))
 	}
 	return x
 }
@@ -239,7 +252,7 @@ func (b *condBuilder) and(n *condAnd) ast.Cond {
 		if b.err != nil {
 			return nil
 		}
-		x = logical(ast.OpAnd, x, y, b.tokSpan(&t.Op))
+		x = logical(nil, ast.OpAnd, x, y, b.tokSpan(&t.Op))
 	}
 	return x
 }
@@ -298,7 +311,7 @@ func (b *condBuilder) operand(t *plexer.Token) ast.Operand {
 	if b.fail(b.tokenProblem(t)); b.err != nil {
 		return nil
 	}
-	return newOperand(t.Value, t.Pos.Offset, b.src)
+	return newOperand(nil, t.Value, t.Pos.Offset, b.src)
 }
 
 // tokenProblem returns the refusal a token earns on its own, wherever it

@@ -44,7 +44,10 @@ func FuzzParseCond(f *testing.F) {
 			checkCondError(t, text, err)
 			return
 		}
-		if _, ok := fastCond(text, condSrc1); !ok {
+		// The fast path with nodes from slabs, as ParsePlan parses a
+		// plan's conditions, must build the grammar's tree too.
+		f, ok := fastCond(text, condSrc1, &nodes{})
+		if !ok {
 			t.Fatalf("ParseCond(%q) accepted a condition the fast path declines", text)
 		}
 		g, gerr := parseCondGrammar(text, condSrc1)
@@ -53,6 +56,9 @@ func FuzzParseCond(f *testing.F) {
 		}
 		if diff := cmp.Diff(c, g); diff != "" {
 			t.Fatalf("fast path and grammar differ on %q (-fast +grammar):\n%s", text, diff)
+		}
+		if diff := cmp.Diff(f, g); diff != "" {
+			t.Fatalf("fast path with slabs and grammar differ on %q (-fast +grammar):\n%s", text, diff)
 		}
 		checkCondSpans(t, text, c)
 		formatted := ast.FormatCond(c)

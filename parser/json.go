@@ -65,6 +65,10 @@ type scanner struct {
 	steps     []*ast.Step
 	stepSlab  []ast.Step
 	stepCount int // elements of the steps list, objects or not
+
+	nodes      nodes         // the steps' small nodes
+	depScratch []*ast.DepRef // a step's depends_on entries while it is built
+	refScratch []*ast.Ref    // a step's references while it is built
 }
 
 func newScanner(src []byte, lim Limits) *scanner {

@@ -71,12 +71,15 @@ func (p *scanner) step(e *ast.Value) {
 	}
 	p.stepSlab = p.stepSlab[:len(p.stepSlab)+1]
 	s := &p.stepSlab[len(p.stepSlab)-1]
-	buildStep(s, i, e, p.src)
+	p.buildStep(s, i, e)
 	p.steps = append(p.steps, s)
 }
 
-func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
+func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
+	n, src := &p.nodes, p.src
 	s.Index, s.Span, s.Object = index, obj.Span, obj
+	var kinds [3]*ast.Member // more than three only through duplicate keys, which are dropped
+	nk := 0
 	for _, m := range obj.Members {
 		if m.Value.Kind == ast.Null {
 			continue
@@ -88,17 +91,24 @@ func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
 				s.ID = m.Value.Str
 			}
 		case "tool", "shell", "capsule":
-			s.Kinds = append(s.Kinds, m)
+			kinds[nk] = m
+			nk++
 		case "input":
 			s.InputField = m
 		case "depends_on":
 			s.DependsOnField = m
 			if m.Value.Kind == ast.Array {
-				s.DependsOn = make([]*ast.DepRef, 0, len(m.Value.Elems))
+				ds := p.depScratch[:0]
 				for _, e := range m.Value.Elems {
 					if e.Kind == ast.String {
-						s.DependsOn = append(s.DependsOn, &ast.DepRef{ID: e.Str, Span: e.Span})
+						d := cut(&n.deps)
+						d.ID, d.Span = e.Str, e.Span
+						ds = append(ds, d)
 					}
+				}
+				s.DependsOn, p.depScratch = cutList(&n.dptrs, ds), ds
+				if s.DependsOn == nil {
+					s.DependsOn = []*ast.DepRef{}
 				}
 			}
 		case "if":
@@ -115,6 +125,7 @@ func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
 			}
 		}
 	}
+	s.Kinds = cutList(&n.mptrs, kinds[:nk])
 	if len(s.Kinds) == 1 && s.Kinds[0].Value.Kind == ast.String {
 		s.TargetField = s.Kinds[0]
 		s.Target = s.TargetField.Value.Str
@@ -127,16 +138,18 @@ func buildStep(s *ast.Step, index int, obj *ast.Value, src []byte) {
 			s.Kind = ast.KindCapsule
 		}
 	}
+	refs := p.refScratch[:0]
 	if s.InputField != nil {
-		s.Refs = collectRefs(s.Refs, s.InputField.Value, src)
+		refs = collectRefs(n, refs, s.InputField.Value, src)
 	}
 	if m := s.IfField; m != nil && m.Value.Kind == ast.String {
 		cs := StringSource(m.Value, src)
-		s.Cond, s.CondErr = ParseCond(m.Value.Str, cs)
+		s.Cond, s.CondErr = parseCond(m.Value.Str, cs, n)
 		if s.Cond != nil {
-			s.Refs = ast.CondRefs(s.Refs, s.Cond)
+			refs = ast.CondRefs(refs, s.Cond)
 		}
 	}
+	s.Refs, p.refScratch = cutList(&n.rptrs, refs), refs
 }
 
 // smallInt returns the value of a JSON integer literal that fits an int
@@ -169,10 +182,10 @@ func smallInt(v *ast.Value) (int, bool) {
 // collectRefs marks every string in v whose whole text is a reference
 // (semantics S6) and appends the references to dst, in source order. Object
 // keys are never references (S7).
-func collectRefs(dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref {
+func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref {
 	switch v.Kind {
 	case ast.String:
-		if r := ParseRef(v.Str); r != nil {
+		if r := parseRef(n, v.Str); r != nil {
 			cs := StringSource(v, src)
 			r.Span = cs.Span(0, len(v.Str))
 			r.IDSpan = cs.Span(1, 1+len(r.StepID))
@@ -182,11 +195,11 @@ func collectRefs(dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref {
 		}
 	case ast.Array:
 		for _, e := range v.Elems {
-			dst = collectRefs(dst, e, src)
+			dst = collectRefs(n, dst, e, src)
 		}
 	case ast.Object:
 		for _, m := range v.Members {
-			dst = collectRefs(dst, m.Value, src)
+			dst = collectRefs(n, dst, m.Value, src)
 		}
 	}
 	return dst
@@ -214,7 +227,10 @@ func IsRefFieldByte(c byte) bool { return c != '-' && IsRefIDByte(c) }
 
 // ParseRef returns the reference s is, when the whole of s has the shape
 // $ID.FIELD (semantics S6), or nil. Spans are left for the caller to set.
-func ParseRef(s string) *ast.Ref {
+func ParseRef(s string) *ast.Ref { return parseRef(nil, s) }
+
+// parseRef is ParseRef with the node taken from n.
+func parseRef(n *nodes, s string) *ast.Ref {
 	if len(s) < 4 || s[0] != '$' {
 		return nil
 	}
@@ -230,7 +246,8 @@ func ParseRef(s string) *ast.Ref {
 			return nil
 		}
 	}
-	r := &ast.Ref{StepID: s[1:i], FieldName: s[i+1:]}
+	r := n.ref()
+	*r = ast.Ref{StepID: s[1:i], FieldName: s[i+1:]}
 	switch r.FieldName {
 	case "output":
 		r.Field = ast.RefOutput
