@@ -24,27 +24,27 @@ var ruleShellSyntax = Rule{
 			p.report(r, s, sp, "", "%s has an empty command line; write the command, e.g. \"go test ./...\"", stepName(s))
 			return
 		}
-		first, err := firstWord(s.Target)
+		first, ok, err := firstWord(s.Target)
 		if err != nil {
 			p.Bad[s.Index] = true
 			p.report(r, s, sp, "", "the command line of %s cannot be split into words: %s; close every quote (the runtime splits it, not a shell)", stepName(s), err)
 			return
 		}
-		if first == nil {
+		if !ok {
 			p.Bad[s.Index] = true
 			p.report(r, s, sp, "", "%s has a command line with no words; write the command, e.g. \"go test ./...\"", stepName(s))
 			return
 		}
-		p.argv0[s.Index] = *first
+		p.argv0[s.Index] = first
 	},
 }
 
 // firstWord returns the first word of a command line as shlex splits it,
-// nil when it has none, or shlex's error. A plain line (ASCII, without the
+// ok false when it has none, or shlex's error. A plain line (ASCII, without the
 // quotes, backslash or # that shlex treats specially) is split on shlex's
 // white space directly: shlex.Split allocates a 4 KiB reader per call, the
 // largest allocation of checking a big plan.
-func firstWord(line string) (*string, error) {
+func firstWord(line string) (word string, ok bool, err error) {
 	plain := true
 	for i := 0; i < len(line) && plain; i++ {
 		switch c := line[i]; {
@@ -55,9 +55,9 @@ func firstWord(line string) (*string, error) {
 	if !plain {
 		words, err := shlex.Split(line)
 		if err != nil || len(words) == 0 {
-			return nil, err
+			return "", false, err
 		}
-		return &words[0], nil
+		return words[0], true, nil
 	}
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 	i := 0
@@ -69,8 +69,7 @@ func firstWord(line string) (*string, error) {
 		j++
 	}
 	if i == j {
-		return nil, nil
+		return "", false, nil
 	}
-	w := line[i:j]
-	return &w, nil
+	return line[i:j], true, nil
 }
