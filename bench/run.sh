@@ -131,7 +131,7 @@ if [ "$render_only" != 1 ]; then
 	summarise
 	# Profile what misses its target, or else the figure closest to its target.
 	if [ "$profile" != 0 ]; then
-		"$out/perfdoc" -csv "$out/benchstat.csv" -misses | while read -r pat name; do
+		"$out/perfdoc" -csv "$out/benchstat.csv" -raw "$out/bench.txt" -misses | while read -r pat name; do
 			log "profiling $pat"
 			(cd "$here" && "$out/bench.test" -test.run '^$' -test.bench "$pat" -test.count 1 \
 				-test.benchtime "$profile_time" -test.benchmem \
@@ -146,7 +146,7 @@ fi
 # shellcheck source=/dev/null
 . "$out/facts.sh"
 summarise
-"$out/perfdoc" -csv "$out/benchstat.csv" -text "$out/benchstat.txt" -profiles "$out" \
+"$out/perfdoc" -csv "$out/benchstat.csv" -raw "$out/bench.txt" -text "$out/benchstat.txt" -profiles "$out" \
 	-analysis "$here/analysis.md" -out "$doc" \
 	-cpu "$f_cpu" -cores "$f_cores" -go "$f_go" -date "$f_date" -count "$f_count" -commit "$f_commit" \
 	-load-before "$f_load_before" -load-during "$f_load_during" -load-after "$f_load_after" \
