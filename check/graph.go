@@ -93,11 +93,28 @@ func (p *Pass) resolve(s *ast.Step) {
 	for _, d := range s.DependsOn {
 		p.deps = append(p.deps, p.byID.lookup(d.ID))
 	}
+	deps := p.deps[p.depOff[len(p.depOff)-1]:]
 	for _, r := range s.Refs {
-		p.refs = append(p.refs, p.byID.lookup(r.StepID))
+		p.refs = append(p.refs, p.lookupRef(r.StepID, s.DependsOn, deps))
 	}
 	p.depOff = append(p.depOff, int32(len(p.deps)))
 	p.refOff = append(p.refOff, int32(len(p.refs)))
+}
+
+// lookupRef finds the step a reference names. A reference usually names
+// one of its own step's dependencies (S9 warns otherwise), whose positions
+// are already known: comparing with those few ids is cheaper than a lookup
+// in the index, which at 100k steps misses the cache. The scan is bounded,
+// so a step with thousands of entries and references stays linear.
+func (p *Pass) lookupRef(id string, dependsOn []*ast.DepRef, deps []int32) int32 {
+	if len(dependsOn) <= 8 {
+		for k, d := range dependsOn {
+			if d.ID == id {
+				return deps[k]
+			}
+		}
+	}
+	return p.byID.lookup(id)
 }
 
 // depsOf returns the positions of step i's depends_on entries, in order,
