@@ -480,7 +480,10 @@ func render(w io.Writer, r *report, m machine, statText string, profDir, analysi
 	p("- `BenchmarkParse/<size>/planc-check|encoding-json`: `parser.ParsePlan` + `check.Check` with\n")
 	p("  capabilities on, beside `json.Unmarshal` into `any`, over the same generated plan bytes\n")
 	p("  (`bench.GenPlan`: three tool steps in four with two dependencies, an `if` on every other one\n")
-	p("  and a reference in the input; one shell step in four).\n")
+	p("  and a reference in the input; one shell step in four). Each runs once untimed before it is\n")
+	p("  timed, so the garbage collector's heap goal is in its steady state at every size (a 100k-step\n")
+	p("  parse runs only a few times a second, and the heap's growth after the testing package's\n")
+	p("  `runtime.GC` would otherwise weigh on its average far more than on 10k's).\n")
 	p("- `BenchmarkSchedule/<size>`: `vm.Run` of the same plans, lowered, with `vm.NopHost`: every\n")
 	p("  step is examined, its condition evaluated, its input filled and it is dispatched.\n\n")
 
