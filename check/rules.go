@@ -9,8 +9,11 @@ import (
 
 // rules returns every rule in the order they run: schema rules first, then
 // the seed's refusals, then the warnings. The order only matters for rules
-// that read what earlier ones found for the same step (Pass.Bad, argv0);
-// the graph rules read every step's Bad and run after the pass over steps.
+// that read what earlier ones found for the same step: every rule that sets
+// Pass.Bad (the schema rules, shell-syntax, condition-syntax) comes before
+// shell-not-allowed and reference-not-dependency, which read it, and
+// shell-syntax before shell-not-allowed, which reads argv0. The graph
+// rules' plan parts run after the pass over the steps.
 func rules() []Rule {
 	return []Rule{
 		ruleUnknownField,
