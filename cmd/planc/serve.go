@@ -17,7 +17,7 @@ import (
 var serveCommand = &command{
 	name:    "serve",
 	summary: "serve submit-plan and check-plan to an MCP client over stdio",
-	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR]
+	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D]
 
 Serves the Model Context Protocol on standard input and output, for an MCP
 client (an agent) that started planc as its server. It offers two tools,
@@ -41,6 +41,11 @@ flags:
   --session DIR    run every plan in the session directory DIR (default: a
                    new session under .planc/sessions/, made when the first
                    plan runs)
+  --max-parallel N run at most N shell and capsule steps of a plan at once
+                   (default 0: no cap), as planc run does
+  --shell-timeout D
+                   the bound of every shell step, e.g. 90s (default: the
+                   manifest's capabilities.shell.timeout, else 10m)
 
 exit status: 0 the connection ended (the client closed it, or a signal),
 1 the connection failed, 2 usage error or a refused capsule manifest
@@ -55,6 +60,8 @@ func runServe(e *env, c *command, args []string) int {
 	capsule := fs.String("capsule", "", "")
 	roost := fs.String("roost", "", "")
 	session := fs.String("session", "", "")
+	maxParallel := fs.Int("max-parallel", 0, "")
+	shellTimeout := fs.Duration("shell-timeout", 0, "")
 	rest, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
@@ -65,6 +72,10 @@ func runServe(e *env, c *command, args []string) int {
 		return e.usageError(c, "give --mcp: planc serves the Model Context Protocol only")
 	case *capsule == stdinName:
 		return e.usageError(c, "--capsule cannot be standard input (-): standard input is the MCP channel")
+	case *maxParallel < 0:
+		return e.usageError(c, "--max-parallel must be 0 (no cap) or more")
+	case *shellTimeout < 0:
+		return e.usageError(c, "--shell-timeout must be a positive duration such as 90s")
 	}
 	var m *ast.Manifest
 	var manifestDir string
@@ -77,13 +88,15 @@ func runServe(e *env, c *command, args []string) int {
 	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
-		Manifest:    m,
-		ManifestDir: manifestDir,
-		SessionDir:  *session,
-		Roost:       *roost,
-		Abort:       abort,
-		Notice:      func(s string) { fmt.Fprintf(e.stderr, "planc serve: %s\n", s) },
-		Version:     plancVersion,
+		Manifest:     m,
+		ManifestDir:  manifestDir,
+		SessionDir:   *session,
+		Roost:        *roost,
+		MaxParallel:  *maxParallel,
+		ShellTimeout: *shellTimeout,
+		Abort:        abort,
+		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc serve: %s\n", s) },
+		Version:      plancVersion,
 	})
 	if err := srv.SubmitRefusal(); err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan: %v\n", err)

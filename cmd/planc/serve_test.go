@@ -245,6 +245,8 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"serve", "--mcp", "--capsule", "-"}, "standard input is the MCP channel"},
 		{[]string{"serve", "--mcp", "--capsule", filepath.Join(dir, "bad.json")}, "bad.json:1:"},
 		{[]string{"serve", "--mcp", "--capsule", filepath.Join(dir, "none.json")}, "no such file"},
+		{[]string{"serve", "--mcp", "--max-parallel", "-1"}, "--max-parallel must be 0 (no cap) or more"},
+		{[]string{"serve", "--mcp", "--shell-timeout", "-5s"}, "--shell-timeout must be a positive duration"},
 	} {
 		var so, se bytes.Buffer
 		if code := Main(c.args, strings.NewReader(""), &so, &se); code != exitUsage || so.Len() != 0 || !strings.Contains(se.String(), c.want) {
