@@ -145,6 +145,10 @@ func FuzzParsePlan(f *testing.F) {
 		`{"a": "\ud83d\ude00 \u00e9 \\ \/", "b": [1.5e-3, -0, true, false, null]}`,
 		`{"id": "p", "steps": [{"id": "a", "capsule": "w", "input": {"objective": "\"x\""}, "retries": 3, "on_error": "skip"}]}`,
 		`[`, `{"a":}`, `{"a" 1}`, "\xff", `{"a": "\ud800"}`,
+		// Which "steps" is the steps list: the root's first one only.
+		`{"id": "p", "steps": [{"id": "a", "tool": "t"}], "steps": [{"id": "b", "tool": "t"}]}`,
+		`{"id": "p", "steps": null, "steps": [{"id": "b", "tool": "t"}]}`,
+		`{"id": "p", "x": {"steps": [{"id": "a"}]}, "steps": [1, {"id": "b", "tool": "t", "input": {"steps": [{}]}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -153,6 +157,26 @@ func FuzzParsePlan(f *testing.F) {
 		plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
 		_ = check.Check(plan, caps)
 		_ = check.Check(plan, nil)
+		// Steps are built while the document is parsed: they must be
+		// exactly the objects of the steps list, in order, with their
+		// index in it.
+		if plan != nil && plan.StepsField != nil && plan.StepsField.Value.Kind == ast.Array {
+			k := 0
+			for i, e := range plan.StepsField.Value.Elems {
+				if e.Kind != ast.Object {
+					continue
+				}
+				if k >= len(plan.Steps) || plan.Steps[k].Object != e || plan.Steps[k].Index != i {
+					t.Fatalf("step %d of the list is not Steps[%d] (%d steps built)", i, k, len(plan.Steps))
+				}
+				k++
+			}
+			if k != len(plan.Steps) {
+				t.Fatalf("%d steps built for %d objects in the list", len(plan.Steps), k)
+			}
+		} else if plan != nil && len(plan.Steps) != 0 {
+			t.Fatalf("%d steps without a steps list", len(plan.Steps))
+		}
 		v, jds := parser.ParseJSON(src, parser.DefaultLimits())
 		fatal := false
 		for _, d := range jds {
