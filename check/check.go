@@ -94,12 +94,8 @@ type Pass struct {
 // Report adds a diagnostic.
 func (p *Pass) Report(d Diagnostic) { p.diags = append(p.diags, d) }
 
-// Check runs every rule over plan and returns the diagnostics sorted by
-// position. caps nil turns off the rules that need capabilities.
-func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
-	if plan == nil {
-		return nil
-	}
+// newPass makes the Pass for plan, with its id index.
+func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 	n := 0
 	if len(plan.Steps) > 0 {
 		n = plan.Steps[len(plan.Steps)-1].Index + 1
@@ -111,6 +107,16 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 		ids[i] = s.ID
 	}
 	p.byID = newIDIndex(ids)
+	return p
+}
+
+// Check runs every rule over plan and returns the diagnostics sorted by
+// position. caps nil turns off the rules that need capabilities.
+func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
+	if plan == nil {
+		return nil
+	}
+	p := newPass(plan, caps)
 	var all []Rule
 	for _, r := range rules() {
 		if !r.NeedsCaps || caps != nil {

@@ -20,17 +20,7 @@ func checkRuleByRule(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	if plan == nil {
 		return nil
 	}
-	n := 0
-	if len(plan.Steps) > 0 {
-		n = plan.Steps[len(plan.Steps)-1].Index + 1
-	}
-	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n), argv0: make([]string, n),
-		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1)}
-	ids := make([]string, len(plan.Steps))
-	for i, s := range plan.Steps {
-		ids[i] = s.ID
-	}
-	p.byID = newIDIndex(ids)
+	p := newPass(plan, caps)
 	for _, s := range plan.Steps {
 		p.resolve(s)
 	}

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"fmt"
+
+	"github.com/planc/planc/ast"
+)
 
 // ruleUnknownDependency refuses a depends_on entry naming a step the plan
 // does not declare (the seed's list of refusals).
@@ -14,12 +18,7 @@ var ruleUnknownDependency = Rule{
 			if p.depsOf(i)[k] >= 0 {
 				continue
 			}
-			sug := ast.Suggest(d.ID, p.stepIDs())
-			fix := didYouMean(sug)
-			if sug == "" {
-				fix = "; name a step declared in this plan"
-			}
-			p.report(r, s, d.Span, sug, "%s depends on %q, which the plan does not declare%s", stepName(s), d.ID, fix)
+			p.unknownStep(r, s, d.ID, d.Span, fmt.Sprintf("%s depends on %q, which the plan does not declare", stepName(s), d.ID))
 		}
 	},
 }

@@ -1,6 +1,10 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"fmt"
+
+	"github.com/planc/planc/ast"
+)
 
 // ruleUnknownReference refuses a $<id> reference, in input or in if, naming
 // a step the plan does not declare (the seed's list; S6).
@@ -14,12 +18,7 @@ var ruleUnknownReference = Rule{
 			if p.refsOf(i)[k] >= 0 {
 				continue
 			}
-			sug := ast.Suggest(ref.StepID, p.stepIDs())
-			fix := didYouMean(sug)
-			if sug == "" {
-				fix = "; name a step declared in this plan"
-			}
-			p.report(r, s, ref.IDSpan, sug, "reference %s names step %q, which the plan does not declare%s", ref, ref.StepID, fix)
+			p.unknownStep(r, s, ref.StepID, ref.IDSpan, fmt.Sprintf("reference %s names step %q, which the plan does not declare", ref, ref.StepID))
 		}
 	},
 }

@@ -77,6 +77,17 @@ func didYouMean(s string) string {
 	return fmt.Sprintf("; did you mean %q?", s)
 }
 
+// unknownStep reports id, named by step s at sp, as a step the plan does
+// not declare: msg, then the closest declared id or how to fix it.
+func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Span, msg string) {
+	sug := ast.Suggest(id, p.stepIDs())
+	fix := didYouMean(sug)
+	if sug == "" {
+		fix = "; name a step declared in this plan"
+	}
+	p.report(r, s, sp, sug, "%s%s", msg, fix)
+}
+
 // stepIDs returns the ids of the plan's steps, in plan order, without
 // duplicates, for did-you-mean.
 func (p *Pass) stepIDs() []string {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/planc/planc/ast"
 )
@@ -18,6 +19,29 @@ func newFlagSet(c *command) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	return fs
+}
+
+// planFlags are the flags planc run and planc serve share for the plans
+// they run.
+type planFlags struct {
+	maxParallel  *int
+	shellTimeout *time.Duration
+}
+
+// addPlanFlags defines --max-parallel and --shell-timeout on fs.
+func addPlanFlags(fs *flag.FlagSet) planFlags {
+	return planFlags{maxParallel: fs.Int("max-parallel", 0, ""), shellTimeout: fs.Duration("shell-timeout", 0, "")}
+}
+
+// problem returns the usage error of a bad value, or "".
+func (f planFlags) problem() string {
+	switch {
+	case *f.maxParallel < 0:
+		return "--max-parallel must be 0 (no cap) or more"
+	case *f.shellTimeout < 0:
+		return "--shell-timeout must be a positive duration such as 90s"
+	}
+	return ""
 }
 
 // parseArgs parses args with fs and returns the positional arguments. When

@@ -63,8 +63,7 @@ func runRun(e *env, c *command, args []string) int {
 	capsule := fs.String("capsule", "", "")
 	session := fs.String("session", "", "")
 	roost := fs.String("roost", "", "")
-	maxParallel := fs.Int("max-parallel", 0, "")
-	shellTimeout := fs.Duration("shell-timeout", 0, "")
+	pf := addPlanFlags(fs)
 	progress := fs.Bool("progress", false, "")
 	quiet := fs.Bool("quiet", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
@@ -76,10 +75,8 @@ func runRun(e *env, c *command, args []string) int {
 		return e.usageError(c, "give exactly one plan (a path, or - for standard input)")
 	case *capsule == stdinName && paths[0] == stdinName:
 		return e.usageError(c, "standard input (-) given more than once; name it once")
-	case *maxParallel < 0:
-		return e.usageError(c, "--max-parallel must be 0 (no cap) or more")
-	case *shellTimeout < 0:
-		return e.usageError(c, "--shell-timeout must be a positive duration such as 90s")
+	case pf.problem() != "":
+		return e.usageError(c, "%s", pf.problem())
 	case *progress && *quiet:
 		return e.usageError(c, "--progress and --quiet contradict each other; give one")
 	}
@@ -107,7 +104,7 @@ func runRun(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	if *dryRun {
-		return e.dryRun(plan, m, *maxParallel)
+		return e.dryRun(plan, m, *pf.maxParallel)
 	}
 
 	cfg := host.Config{
@@ -116,8 +113,8 @@ func runRun(e *env, c *command, args []string) int {
 		ManifestDir:  manifestDir,
 		SessionDir:   *session,
 		Roost:        *roost,
-		MaxParallel:  *maxParallel,
-		ShellTimeout: *shellTimeout,
+		MaxParallel:  *pf.maxParallel,
+		ShellTimeout: *pf.shellTimeout,
 		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) },
 	}
 	if view := newProgressView(e.stderr, *progress, *quiet); view != nil {

@@ -60,8 +60,7 @@ func runServe(e *env, c *command, args []string) int {
 	capsule := fs.String("capsule", "", "")
 	roost := fs.String("roost", "", "")
 	session := fs.String("session", "", "")
-	maxParallel := fs.Int("max-parallel", 0, "")
-	shellTimeout := fs.Duration("shell-timeout", 0, "")
+	pf := addPlanFlags(fs)
 	rest, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
@@ -72,10 +71,8 @@ func runServe(e *env, c *command, args []string) int {
 		return e.usageError(c, "give --mcp: planc serves the Model Context Protocol only")
 	case *capsule == stdinName:
 		return e.usageError(c, "--capsule cannot be standard input (-): standard input is the MCP channel")
-	case *maxParallel < 0:
-		return e.usageError(c, "--max-parallel must be 0 (no cap) or more")
-	case *shellTimeout < 0:
-		return e.usageError(c, "--shell-timeout must be a positive duration such as 90s")
+	case pf.problem() != "":
+		return e.usageError(c, "%s", pf.problem())
 	}
 	var m *ast.Manifest
 	var manifestDir string
@@ -92,8 +89,8 @@ func runServe(e *env, c *command, args []string) int {
 		ManifestDir:  manifestDir,
 		SessionDir:   *session,
 		Roost:        *roost,
-		MaxParallel:  *maxParallel,
-		ShellTimeout: *shellTimeout,
+		MaxParallel:  *pf.maxParallel,
+		ShellTimeout: *pf.shellTimeout,
 		Abort:        abort,
 		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc serve: %s\n", s) },
 		Version:      plancVersion,
