@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/tracefile"
 )
 
 // The outcomes of a delegation line.
@@ -23,19 +24,15 @@ const ReasonTaskCanceled = "the delegating task was cancelled"
 
 // DelegationsDir is the session directory's delegations/: one sub-capsule
 // session directory per delegation.
-const DelegationsDir = "delegations"
+const DelegationsDir = tracefile.DelegationsDir
 
 // CompletionFile is the completion.json the launcher writes into a
 // delegation directory once it has ended the delegation and the child has
 // exited.
-const CompletionFile = "completion.json"
+const CompletionFile = tracefile.CompletionFile
 
-// Completion is completion.json.
-type Completion struct {
-	Status     string `json:"status"`
-	ReportedBy string `json:"reported_by"`
-	Detail     string `json:"detail"`
-}
+// Completion is completion.json, as tracefile reads it back.
+type Completion = tracefile.Completion
 
 // launcherEnded is the completion.json of a delegation the parent ended
 // (runtime.md; the seed's numbered list, item 2).

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/planc/planc/tracefile"
 )
 
 // RuntimeDir is planc's directory in the working directory; repo-files
@@ -27,28 +29,14 @@ const DefaultSessionsDir = RuntimeDir + "/sessions"
 // The files and directories of a session (runtime.md, "Session and
 // runtime directory").
 const (
-	SessionFile = "session.json"
+	SessionFile = tracefile.SessionFile
 	PlansDir    = "plans"
 	OutputsDir  = "outputs"
 	NotesFile   = "notes.md"
 )
 
-// SessionInfo is session.json: who the session is. It is written once, by
-// the run that makes the session; a run that reuses the session reads it.
-type SessionInfo struct {
-	// ID names the session in every trace line and in the scope's name:
-	// <UTC time>-<6 hex>, e.g. 20250102T150405Z-a1b2c3.
-	ID string `json:"session"`
-	// Capsule and Version are the capsule's manifest name and version.
-	Capsule string `json:"capsule"`
-	Version string `json:"version"`
-	// Started is when the session was made, RFC 3339 in UTC.
-	Started string `json:"started"`
-	// SpawnedBy and DelegationID name the parent session and delegation of
-	// a sub-capsule's session; null at top level.
-	SpawnedBy    *string `json:"spawned_by"`
-	DelegationID *string `json:"delegation_id"`
-}
+// SessionInfo is session.json, as tracefile reads it back.
+type SessionInfo = tracefile.SessionInfo
 
 // Session is an open session directory.
 type Session struct {

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
 
 // TraceFile is the trace's file name in the session directory.
-const TraceFile = "trace.jsonl"
+const TraceFile = tracefile.TraceFile
 
 // tsLayout is RFC 3339 in UTC with all nine digits of the nanoseconds, so
 // every ts has the same width and sorts as text.

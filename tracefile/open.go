@@ -15,7 +15,7 @@ import (
 )
 
 // The names of a session directory's files (runtime.md, "Session and
-// runtime directory").
+// runtime directory"), for the host that writes them and for Open.
 const (
 	TraceFile       = "trace.jsonl"
 	SessionFile     = "session.json"
@@ -102,14 +102,7 @@ func noteKey(n Note) int {
 // directory has one (opened as a directory, or a trace file whose
 // directory holds one).
 func (s *Session) readInfo(isDir bool) {
-	var info struct {
-		ID           string  `json:"session"`
-		Capsule      string  `json:"capsule"`
-		Version      string  `json:"version"`
-		Started      string  `json:"started"`
-		SpawnedBy    *string `json:"spawned_by"`
-		DelegationID *string `json:"delegation_id"`
-	}
+	var info SessionInfo
 	err := readJSON(filepath.Join(s.Dir, SessionFile), &info)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

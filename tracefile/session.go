@@ -129,6 +129,24 @@ type Delegation struct {
 	Note    string
 }
 
+// SessionInfo is session.json: who the session is (runtime.md). The run
+// that makes a session writes it once (host.CreateSession); a run that
+// reuses the session, and Open, read it.
+type SessionInfo struct {
+	// ID names the session in every trace line and in the scope's name:
+	// <UTC time>-<6 hex>, e.g. 20250102T150405Z-a1b2c3.
+	ID string `json:"session"`
+	// Capsule and Version are the capsule's manifest name and version.
+	Capsule string `json:"capsule"`
+	Version string `json:"version"`
+	// Started is when the session was made, RFC 3339 in UTC.
+	Started string `json:"started"`
+	// SpawnedBy and DelegationID name the parent session and delegation of
+	// a sub-capsule's session; null at top level.
+	SpawnedBy    *string `json:"spawned_by"`
+	DelegationID *string `json:"delegation_id"`
+}
+
 // Completion is a delegation directory's completion.json, written by the
 // launcher when it ended the delegation (runtime.md).
 type Completion struct {
