@@ -112,6 +112,17 @@ const (
 	RefOther
 )
 
+// RefFieldOf maps the field name of a reference to its RefField.
+func RefFieldOf(name string) RefField {
+	switch name {
+	case "output":
+		return RefOutput
+	case "status":
+		return RefStatus
+	}
+	return RefOther
+}
+
 // Ref is a reference $ID.FIELD (semantics S6), in input or in an if.
 type Ref struct {
 	StepID    string

@@ -247,14 +247,6 @@ func parseRef(n *nodes, s string) *ast.Ref {
 		}
 	}
 	r := n.ref()
-	*r = ast.Ref{StepID: s[1:i], FieldName: s[i+1:]}
-	switch r.FieldName {
-	case "output":
-		r.Field = ast.RefOutput
-	case "status":
-		r.Field = ast.RefStatus
-	default:
-		r.Field = ast.RefOther
-	}
+	*r = ast.Ref{StepID: s[1:i], FieldName: s[i+1:], Field: ast.RefFieldOf(s[i+1:])}
 	return r
 }
