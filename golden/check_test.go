@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/parser"
@@ -79,19 +78,7 @@ func TestCheckErr(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			got := strings.Join(checkFile(t, f, caps), "\n") + "\n"
 			out := strings.TrimSuffix(f, ".json") + ".out"
-			if *update {
-				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatalf("%v (run go test ./golden -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("diagnostics differ (-want +got):\n%s", diff)
-			}
+			goldenFile(t, out, got, "diagnostics")
 			if strings.TrimSpace(got) == "" {
 				t.Errorf("an err plan must produce at least one diagnostic")
 			}

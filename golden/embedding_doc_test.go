@@ -28,23 +28,5 @@ func TestEmbeddingDocExample(t *testing.T) {
 	}
 	want := strings.TrimSpace(code[i:j]) + "\n"
 
-	raw, err := os.ReadFile(docPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	k, l := strings.Index(doc, begin), strings.Index(doc, end)
-	if k < 0 || l < k {
-		t.Fatalf("%s lacks the example markers", docPath)
-	}
-	if *update {
-		doc = doc[:k+len(begin)] + want + doc[l:]
-		if err := os.WriteFile(docPath, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got := doc[k+len(begin) : l]; got != want {
-		t.Errorf("%s's example is not %s's; run go test ./golden -update\n--- got\n%s\n--- want\n%s", docPath, examplePath, got, want)
-	}
+	goldenSection(t, docPath, begin, end, want, examplePath+"'s example")
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
@@ -38,19 +37,7 @@ func TestIRGolden(t *testing.T) {
 				t.Fatal("dump is not stable across lowerings")
 			}
 			out := filepath.Join("testdata/ir", strings.TrimSuffix(filepath.Base(f), ".json")+".ir")
-			if *update {
-				if err := os.WriteFile(out, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatalf("%v (run go test ./golden -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("IR differs (-want +got):\n%s", diff)
-			}
+			goldenFile(t, out, got, "IR")
 		})
 	}
 }

@@ -2,7 +2,6 @@ package golden
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -32,24 +31,5 @@ func codesTable() string {
 // TestReadmeCodes: the README lists every code with one example.
 func TestReadmeCodes(t *testing.T) {
 	const begin, end = "<!-- codes:begin -->\n", "<!-- codes:end -->"
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(raw)
-	i, j := strings.Index(readme, begin), strings.Index(readme, end)
-	if i < 0 || j < i {
-		t.Fatal("README.md lacks the codes markers")
-	}
-	want := codesTable()
-	if *update {
-		readme = readme[:i+len(begin)] + want + readme[j:]
-		if err := os.WriteFile("../README.md", []byte(readme), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if got := readme[i+len(begin) : j]; got != want {
-		t.Errorf("README.md's codes table is stale; run go test ./golden -update\n--- got\n%s\n--- want\n%s", got, want)
-	}
+	goldenSection(t, "../README.md", begin, end, codesTable(), "the codes table")
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
@@ -67,19 +66,7 @@ func TestRunGolden(t *testing.T) {
 			t.Parallel()
 			got := runScenario(t, dir)
 			path := filepath.Join(dir, "want.txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./golden -update)", err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("run differs (-want +got):\n%s", d)
-			}
+			goldenFile(t, path, got, "run")
 		})
 	}
 }
