@@ -219,22 +219,10 @@ func stillRunning(marker string, wait time.Duration) []string {
 // process's cgroup v2.
 func scopesLeft(t *testing.T, session string) []string {
 	t.Helper()
-	cg, _ := os.ReadFile("/proc/self/cgroup")
-	mi, _ := os.ReadFile("/proc/self/mountinfo")
-	var own string
-	for line := range strings.SplitSeq(string(cg), "\n") {
-		if rest, ok := strings.CutPrefix(line, "0::"); ok {
-			own = rest
-		}
+	dir, err := shell.OwnCgroupDir()
+	if err != nil {
+		return nil // no cgroup v2 here: no scope was made
 	}
-	var left []string
-	for line := range strings.SplitSeq(string(mi), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f := strings.Fields(pre)
-		if ok && len(f) >= 5 && strings.HasPrefix(post, "cgroup2 ") {
-			m, _ := filepath.Glob(filepath.Join(f[4], own, "planc-"+session+"-*"))
-			left = append(left, m...)
-		}
-	}
+	left, _ := filepath.Glob(filepath.Join(dir, "planc-"+session+"-*"))
 	return left
 }

@@ -15,8 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ownCgroupDir returns the directory of this process's cgroup v2.
-func ownCgroupDir() (string, error) {
+// OwnCgroupDir returns the directory of this process's cgroup v2: where
+// OpenScope makes a scope (tests look there for scopes left behind).
+func OwnCgroupDir() (string, error) {
 	cg, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", err

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	removeStale()
 	code := m.Run()
-	if dir, err := ownCgroupDir(); err == nil {
+	if dir, err := OwnCgroupDir(); err == nil {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), testPrefix) || strings.HasPrefix(e.Name(), probePrefix()) {
@@ -96,7 +96,7 @@ func leaves(t *testing.T, s *Scope) []string {
 // before they could close them, so that one such run does not fail every
 // later one.
 func removeStale() {
-	dir, err := ownCgroupDir()
+	dir, err := OwnCgroupDir()
 	if err != nil {
 		return
 	}

@@ -39,7 +39,7 @@ func probePrefix() string { return "planc-probe-" + strconv.Itoa(os.Getpid()) + 
 // be created there and its cgroup.procs written. Its error's text is the
 // <why> of E-RUN-012.
 func Probe() error {
-	dir, err := ownCgroupDir()
+	dir, err := OwnCgroupDir()
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func OpenScope(name string) (*Scope, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
 		return nil, fmt.Errorf("bad scope name %q", name)
 	}
-	dir, err := ownCgroupDir()
+	dir, err := OwnCgroupDir()
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func TestScopeRefusal(t *testing.T) {
 // removes it, leaves and all.
 func TestOpenScopeHere(t *testing.T) {
 	s := openTestScope(t)
-	own, err := ownCgroupDir()
+	own, err := OwnCgroupDir()
 	if err != nil {
 		t.Fatal(err)
 	}
