@@ -15,7 +15,6 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/parser"
 )
 
 // mcpServers is the MCP servers of one run and which one serves each of
@@ -42,12 +41,12 @@ type mcpStarter interface {
 // startMCP starts the manifest's MCP servers for a run, once, in the
 // plan's scope (h.scope; a process group each when the scope cannot start
 // processes, as in tests), joins their tools to the inventory, and
-// validates the plan's text src again with the whole inventory, which
+// checks plan (parsed from src) again with the whole inventory, which
 // the validations before had to leave pending. Every error is a
 // *RefusedError: a server that does not start, a tool name offered by two
 // sources, a plan that names a tool no source offers. On error nothing is
 // left running.
-func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir string, src []byte) error {
+func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir string, plan *ast.Plan, src []byte) error {
 	if len(m.Tools.MCP) == 0 {
 		return nil
 	}
@@ -59,11 +58,7 @@ func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir str
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, check.CapabilitiesOf(m).WithTools(ms.names()...))...)
-	}
-	if plan == nil || ast.HasErrors(ds) {
+	if ds := check.Check(plan, check.CapabilitiesOf(m).WithTools(ms.names()...)); ast.HasErrors(ds) {
 		ms.close()
 		return &RefusedError{Diagnostics: ds, Source: src}
 	}

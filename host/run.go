@@ -200,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
 	ctx, spawner := watchSpawner(ctx, &cfg, tr) // a sub-capsule's lifeline
-	res, err := runPlan(ctx, &cfg, m, workDir, sess, tr, needScope)
+	res, err := runPlan(ctx, &cfg, m, plan, workDir, sess, tr, needScope)
 	spawnerEnded := spawner.close()
 	status := ExitStatusFailed
 	if res != nil {
@@ -222,19 +222,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 }
 
 // runPlan is Run once the session is open: the plan file, the scope, the
-// VM.
-func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, workDir string, sess *Session, tr *Trace, needScope bool) (*Result, error) {
+// VM. plan is cfg.Plan as Run validated it.
+func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, workDir string, sess *Session, tr *Trace, needScope bool) (*Result, error) {
 	pf, err := sess.WritePlan(cfg.Plan)
 	if err != nil {
 		return nil, err
 	}
+	// What runs is what is read back from the plan file. ReadPlan refuses
+	// a file whose SHA-256 is not that of the bytes written, so the file
+	// holds exactly the bytes Run validated: plan is their parse, and
+	// parsing and checking them a second time would find the same.
 	src, err := sess.ReadPlan(pf, parser.DefaultLimits().MaxBytes)
 	if err != nil {
 		return nil, &RefusedError{Msg: err.Error()}
-	}
-	plan, ds := Validate(src, m)
-	if plan == nil || ast.HasErrors(ds) {
-		return nil, &RefusedError{Diagnostics: ds, Source: src}
 	}
 	prog, err := ir.Lower(plan)
 	if err != nil {
@@ -276,7 +276,7 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, workDir string, 
 	}
 	// The MCP servers start in the scope, once; the plan is validated
 	// again with their tools (unknown-tool was pending until now).
-	if err := h.startMCP(ctx, m, manifestDir, src); err != nil {
+	if err := h.startMCP(ctx, m, manifestDir, plan, src); err != nil {
 		if h.scope != nil {
 			h.scope.Close()
 		}
