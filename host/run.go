@@ -40,6 +40,11 @@ type Config struct {
 	// Plan is the plan's text as submitted. It is written to the session
 	// and what runs is what is read back from there.
 	Plan []byte
+	// Checked, when set, is Plan as Validate parsed it against Manifest,
+	// with no error: Run takes it instead of parsing and checking Plan
+	// again (planc run and serve validate first, to refuse a plan before
+	// any session is made). nil: Run validates Plan itself.
+	Checked *ast.Plan
 	// Manifest is the capsule manifest, nil for DefaultManifest.
 	// ManifestDir is the directory its relative paths start from.
 	Manifest    *ast.Manifest
@@ -166,9 +171,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := Admit(m); err != nil {
 		return nil, err
 	}
-	plan, ds := Validate(cfg.Plan, m)
-	if plan == nil || ast.HasErrors(ds) {
-		return nil, &RefusedError{Diagnostics: ds, Source: cfg.Plan}
+	plan := cfg.Checked
+	if plan == nil {
+		var ds []ast.Diagnostic
+		if plan, ds = Validate(cfg.Plan, m); plan == nil || ast.HasErrors(ds) {
+			return nil, &RefusedError{Diagnostics: ds, Source: cfg.Plan}
+		}
 	}
 	workDir, err := absDir(cfg.WorkDir)
 	if err != nil {

@@ -57,6 +57,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	ctx, cancel := c.planContext(ctx)
 	defer cancel()
 	cfg := c.hostConfig(src, dir)
+	cfg.Checked = plan
 	var p *progress
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		p = newProgress(ctx, req.Session, tok)

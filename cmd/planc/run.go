@@ -109,6 +109,7 @@ func runRun(e *env, c *command, args []string) int {
 
 	cfg := host.Config{
 		Plan:         src.src,
+		Checked:      plan,
 		Manifest:     m,
 		ManifestDir:  manifestDir,
 		SessionDir:   *session,
