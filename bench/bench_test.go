@@ -70,8 +70,7 @@ func plancCond(tb testing.TB, cond string, v map[string]string) (*ir.Cond, []ir.
 	tb.Helper()
 	src := fmt.Sprintf(`{"id":"p","steps":[{"id":"a","tool":"notes"},{"id":"b","tool":"notes"},{"id":"c","tool":"notes"},{"id":"d","tool":"notes"},
 {"id":"x","tool":"notes","depends_on":["a","b","c","d"],"if":%q}]}`, cond)
-	plan, diags := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	diags = append(diags, check.Check(plan, Caps())...)
+	plan, diags := check.Load([]byte(src), Caps())
 	if len(diags) > 0 {
 		tb.Fatalf("%s: %v", cond, diags[0])
 	}
@@ -233,13 +232,12 @@ func TestGenPlan(t *testing.T) {
 		if lim := parser.DefaultLimits().MaxBytes; len(src) > lim {
 			t.Fatalf("%s: %d bytes, over %d", sz.Name, len(src), lim)
 		}
-		plan, diags := parser.ParsePlan(src, parser.DefaultLimits())
-		diags = append(diags, check.Check(plan, Caps())...)
+		plan, diags := check.Load(src, Caps())
 		if len(diags) > 0 {
 			t.Fatalf("%s: %d diagnostics, first %v", sz.Name, len(diags), diags[0])
 		}
-		if len(plan.Steps) != sz.Steps {
-			t.Fatalf("%s: %d steps", sz.Name, len(plan.Steps))
+		if len(plan.AST().Steps) != sz.Steps {
+			t.Fatalf("%s: %d steps", sz.Name, len(plan.AST().Steps))
 		}
 		var v any
 		if err := json.Unmarshal(src, &v); err != nil {
@@ -309,8 +307,7 @@ func perStep(b *testing.B, n int) {
 // lowerGen parses, checks and lowers an n-step generated plan.
 func lowerGen(tb testing.TB, n int) *ir.Program {
 	tb.Helper()
-	plan, diags := parser.ParsePlan(GenPlan(n), parser.DefaultLimits())
-	diags = append(diags, check.Check(plan, Caps())...)
+	plan, diags := check.Load(GenPlan(n), Caps())
 	if len(diags) != 0 {
 		tb.Fatal(diags[0])
 	}

@@ -1,8 +1,10 @@
-// Package check runs every refusal of the seed and every warning of
-// semantics.md over a parsed plan. It is the third stage of the flow
-// (bytes → ast → check → ir → vm) and imports only ast. Each rule lives in a
-// file of its own (rule_*.go) with a stable kebab-case code; Rules lists them
-// all, which is also what the README's table of codes is made from.
+// Package check runs every refusal and every warning of docs/semantics.md
+// over a parsed plan. It is the third stage of the flow (bytes → ast →
+// check → ir → vm) and imports only ast, and parser for Load: the front
+// end (limits, parse, check) whose *Plan, a plan check accepted, is what
+// the later stages take. Each rule lives in a file of its own (rule_*.go)
+// with a stable kebab-case code; Rules lists them all, which is also what
+// the README's table of codes is made from.
 //
 // A finding about the plan is an ast.Diagnostic; check never returns a Go
 // error. Rules avoid cascades: a step whose schema is wrong is not checked

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/parser"
 )
@@ -27,9 +26,7 @@ func checkFile(t *testing.T, path string, caps *check.Capabilities) []string {
 	if strings.HasPrefix(filepath.Base(path), "limits-") {
 		lim = smallLimits
 	}
-	plan, diags := parser.ParsePlan(src, lim)
-	diags = append(diags, check.Check(plan, caps)...)
-	ast.SortDiagnostics(diags)
+	_, diags := check.LoadLimits(src, caps, lim)
 	lines := make([]string, 0, len(diags))
 	for _, d := range diags {
 		lines = append(lines, d.OneLine(filepath.Base(path)))

@@ -14,7 +14,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -138,7 +138,7 @@ func manifestFor(t *testing.T, plan *example, manifests []*example) []*example {
 //
 // The tool names of a manifest's MCP servers are only known once the
 // servers run and list them: the test starts them from the repository's
-// root, as planc check --capsule does (host.ListMCPTools), and checks the
+// root, as planc check --capsule does (tools.ListMCPTools), and checks the
 // plan with their tools. With -short it does not, and check.CapabilitiesOf
 // leaves the unknown-tool rule off for such a manifest (the rest of the
 // capability rules still run).
@@ -188,18 +188,14 @@ func checkExample(t *testing.T, p *example, name string, m *ast.Manifest) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
 		defer cancel()
-		tools, err := host.ListMCPTools(ctx, m, root, filepath.Dir(name), mcpListTimeout)
+		names, err := tools.ListMCPTools(ctx, m, root, filepath.Dir(name), mcpListTimeout)
 		if err != nil {
 			t.Errorf("%s: MCP servers: %v", name, err)
 			return
 		}
-		caps = caps.WithTools(tools...)
+		caps = caps.WithTools(names...)
 	}
-	plan, ds := parser.ParsePlan(p.src, parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, caps)...)
-	}
-	ast.SortDiagnostics(ds)
+	plan, ds := check.Load(p.src, caps)
 	for _, d := range ds {
 		t.Errorf("with %s: %s", name, d.OneLine(p.path))
 	}

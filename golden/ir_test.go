@@ -8,7 +8,6 @@ import (
 
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 )
 
 // TestIRGolden: every plan check accepts lowers to the program text in
@@ -23,8 +22,8 @@ func TestIRGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
-			if ds = append(ds, check.Check(plan, caps)...); len(ds) > 0 {
+			plan, ds := check.Load(src, caps)
+			if len(ds) > 0 {
 				t.Fatalf("ok plan has diagnostics: %v", ds)
 			}
 			prog, err := ir.Lower(plan)

@@ -16,7 +16,6 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 	"github.com/planc/planc/vm/vmtest"
 )
@@ -84,8 +83,7 @@ func runScenario(t *testing.T, dir string) string {
 			t.Fatalf("host.json: %v", err)
 		}
 	}
-	plan, diags := parser.ParsePlan(src, parser.DefaultLimits())
-	diags = append(diags, check.Check(plan, nil)...)
+	plan, diags := check.Load(src, nil)
 	var warnings []string
 	for _, d := range diags {
 		if d.Severity == ast.Error {

@@ -199,10 +199,7 @@ func TestSchemaErrPlans(t *testing.T) {
 // checkerCodes returns the codes the parser and the checker (without
 // capabilities) report for src, and whether any is an error.
 func checkerCodes(src string) (codes []string, refused bool) {
-	plan, ds := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, nil)...)
-	}
+	_, ds := check.Load([]byte(src), nil)
 	for _, d := range ds {
 		codes = append(codes, d.Code)
 		refused = refused || d.Severity == ast.Error

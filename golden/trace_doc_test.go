@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
@@ -173,12 +173,12 @@ func TestTraceDoc(t *testing.T) {
 
 // TestTraceDocWriters: the lines the runtime writes have the members
 // docs/trace.md gives, in its order: every event, the VM's through
-// vm.Event.AppendFields and host.Trace, the host's own (sessions,
-// refusals, delegations, tasks) through their host.Trace methods.
+// vm.Event.AppendFields and session.Trace, the host's own (sessions,
+// refusals, delegations, tasks) through their session.Trace methods.
 func TestTraceDocWriters(t *testing.T) {
 	d := readTraceDoc(t)
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
-	tr, err := host.OpenTrace(path, "S")
+	tr, err := session.OpenTrace(path, "S")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +189,12 @@ func TestTraceDocWriters(t *testing.T) {
 	tr.CallDenied("p", "a", 0, "on-shell")
 	tr.Event(vm.Event{Kind: vm.PlanStep, PlanID: "p", StepID: "a", Status: vm.StatusFailed, Attempt: 1, Error: "x"})
 	tr.DelegationStart("p", "w", "plan-1-w-1", "local/worker", "0.1.0", 42)
-	tr.Delegation("p", "w", "plan-1-w-1", host.DelegationCompleted, "")
+	tr.Delegation("p", "w", "plan-1-w-1", session.DelegationCompleted, "")
 	tr.TaskCanceled("plan-1", []string{"plan-1-w-1"})
-	tr.TaskEnd("plan-1", host.ExitStatusCanceled)
+	tr.TaskEnd("plan-1", session.TaskEndCanceled)
 	tr.Event(vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Failed, FailedStep: "a", Failed: 1})
-	tr.SpawnerEnded()
-	tr.SessionEnd(host.ExitStatusFailed)
+	tr.ParentEnded()
+	tr.SessionEnd(session.EndFailed)
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestTraceDocWriters(t *testing.T) {
 		written[ev] = true
 		want := append([]string{"ts", "event", "session"}, d.fields[ev]...)
 		if diff := cmp.Diff(want, keys); diff != "" {
-			t.Errorf("%s as written (-docs/trace.md +host.Trace):\n%s", ev, diff)
+			t.Errorf("%s as written (-docs/trace.md +session.Trace):\n%s", ev, diff)
 		}
 	}
 	for _, ev := range traceEvents {

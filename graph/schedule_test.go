@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -25,9 +25,9 @@ func lower(t testing.TB, steps ...string) *ir.Program {
 
 func lowerSrc(t testing.TB, src string) *ir.Program {
 	t.Helper()
-	plan, ds := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	if len(ds) > 0 {
-		t.Fatalf("parse: %v\n%s", ds, src)
+	plan, ds := check.Load([]byte(src), nil)
+	if plan == nil {
+		t.Fatalf("refused: %v\n%s", ds, src)
 	}
 	prog, err := ir.Lower(plan)
 	if err != nil {

@@ -1,24 +1,30 @@
 // Package host is `planc run`'s real vm.Host: the runtime around the VM at
 // the end of planc's one-way flow (bytes → ast → check → ir → vm(host)).
-// The VM decides what runs when; this package makes it happen on this
-// machine and keeps the records a person reads afterwards (runtime.md).
+// The VM decides what runs when; host makes it happen on this machine and
+// keeps the records a person reads afterwards.
 //
-// Run takes a plan's text and a capsule manifest (DefaultManifest without
-// --capsule) and does the whole of one `planc run`: it admits the manifest
-// (capabilities.plan.submit), validates the plan, refuses a plan with shell
-// or capsule steps when no delegated cgroup v2 scope can be had
-// (E-RUN-012, before anything is written), opens the session directory
-// (session.json, trace.jsonl, plans/, outputs/, notes.md), writes the plan
-// to plans/plan-<n>.json read-only and runs what it reads back, and closes
-// everything with session_end.
+// This package is the run and the vm.Host adapter. Run takes a plan that
+// check.Load accepted and its capsule manifest (DefaultManifest without
+// --capsule; the caller admits it with Admit first): it refuses a plan
+// with shell or capsule steps when no delegated cgroup v2 scope can be had
+// (E-RUN-012, before anything is written), opens the session directory,
+// writes the plan to plans/plan-<n>.json read-only and runs what it reads
+// back, and closes everything with session_end. RunCapsule is the same
+// for a sub-capsule's `planc __capsule`.
 //
-// While the plan runs, the host dispatches tool steps to the built-in
-// tools (Builtins) or to the MCP servers of the manifest's tools.mcp
-// (started once per run in the plan's scope), capsule steps to
-// sub-capsules from the roost (a child planc per delegation, see
-// docs/capsules.md), shell steps to host/shell (one leaf cgroup per step in
-// the plan's scope, the plan files and read_only paths protected by the
-// kernel), refuses steps through host/protect (read_only and hooks, with
-// their trace lines), cuts any output over 64 KiB (S20) keeping the whole
-// text under outputs/, and writes every event to the trace (Trace).
+// The rest lives in rooms of its own, each a package:
+//
+//   - host/session: the session directory (session.json, the plan files,
+//     trace.jsonl and its writer, outputs cut at 64 KiB (S20) kept whole
+//     under outputs/, notes.md) and the Task, one plan in its session,
+//     which the other rooms are handed; the vocabularies of how runs end.
+//   - host/tools: the built-in tools and the MCP servers of the
+//     manifest's tools.mcp, started once per run in the plan's scope.
+//   - host/capsule: sub-capsules: the roost, the launcher that spawns a
+//     capsule step's child `planc __capsule` in a leaf cgroup of the
+//     plan's scope (docs/capsules.md), and the child's side.
+//   - host/shell: shell steps, one leaf cgroup per step in the plan's
+//     scope, the plan files and read_only paths protected by the kernel.
+//   - host/protect: the refusals of one step (read_only and hooks), each
+//     with its trace line.
 package host

@@ -7,26 +7,35 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
 )
 
-// ExampleRun runs a plan the way planc run does, from Go: validation, a
+// ExampleRun runs a plan the way planc run does, from Go: the front end
+// (check.Load, with the capabilities of the embedded default manifest), a
 // session directory with the plan file, trace.jsonl and notes.md, the
-// built-in tools of the embedded default manifest, and the report.
+// built-in tools, and the report.
 func ExampleRun() {
 	work, err := os.MkdirTemp("", "planc-example-")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(work)
-	plan := []byte(`{"id": "note", "steps": [
+	src := []byte(`{"id": "note", "steps": [
   {"id": "write", "tool": "write-file", "input": {"path": "hello.txt", "content": "hi\n"}},
   {"id": "read", "tool": "read-file", "depends_on": ["write"], "input": {"path": "hello.txt"}},
   {"id": "note", "tool": "notes", "depends_on": ["read"], "input": {"body": "$read.output"}}
 ]}`)
+	m := host.DefaultManifest() // built-in tools, no shell
+	plan, diags := check.Load(src, check.CapabilitiesOf(m))
+	if plan == nil {
+		fmt.Println("refused:", diags) // planc run prints them and exits 2
+		return
+	}
 	res, err := host.Run(context.Background(), host.Config{
 		Plan:       plan,
-		Manifest:   nil, // the embedded default manifest: built-in tools, no shell
+		Manifest:   m,
 		WorkDir:    work,
 		SessionDir: filepath.Join(work, "session"),
 	})
@@ -43,9 +52,9 @@ func ExampleRun() {
 	for _, s := range res.Report.Steps {
 		fmt.Printf("%s %s %q\n", s.StepID, s.Status, *s.Output)
 	}
-	notes, _ := os.ReadFile(filepath.Join(res.Session.Dir, host.NotesFile))
+	notes, _ := os.ReadFile(filepath.Join(res.Session.Dir, session.NotesFile))
 	fmt.Printf("notes.md: %q\n", notes)
-	_, err = os.Stat(filepath.Join(res.Session.Dir, host.TraceFile))
+	_, err = os.Stat(filepath.Join(res.Session.Dir, session.TraceFile))
 	fmt.Println("trace written:", err == nil)
 	// Output:
 	// Plan 'note': 3 steps, 3 succeeded, 0 failed, 0 skipped

@@ -5,41 +5,33 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
-
-// CapsuleUnsupported is the error of a capsule step when the plan's scope
-// cannot start sub-capsules (a scope that is not host/shell's).
-const CapsuleUnsupported = "capsule steps are not supported by this runtime yet"
 
 // runHost is planc run's vm.Host for one plan: built-in and MCP tools,
 // shell steps in the plan's cgroup scope, the step refusals, and the
 // session's trace.
 type runHost struct {
 	prog    *ir.Program
-	trace   *Trace
-	tools   *Builtins
-	mcp     *mcpServers // the MCP servers' tools; nil: none
-	checker refuser     // nil: nothing to refuse
+	task    *session.Task
+	tools   *tools.Inventory
+	checker refuser // nil: nothing to refuse
 	scope   shellScope
 	shell   shellSpec
-	session *Session
-	planN   int
-	workDir string
 	// plansDir is the session's plans/, absolute: protected like a
 	// read_only path, but by the runtime.
 	plansDir string
 	observe  func(*ir.Program, vm.Event)
-	// caps runs the capsule steps (delegation.go).
-	caps *delegations
+	// caps runs the capsule steps.
+	caps *capsule.Launcher
 }
 
 // refuser is the step refusal check: host/protect's *Checker.
@@ -79,7 +71,7 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 	var r *protect.Refusal
 	switch c.Step.Kind {
 	case ir.KindTool:
-		r = h.checker.Tool(c.Step.Target, c.Input, h.toolInfo(c.Step.Target))
+		r = h.checker.Tool(c.Step.Target, c.Input, h.tools.Info(c.Step.Target))
 	case ir.KindShell:
 		r = h.checker.Shell(c.Step.Argv, c.Step.Target)
 	}
@@ -87,14 +79,14 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 		return nil
 	}
 	if r.Kind == protect.CallDenied {
-		h.trace.CallDenied(c.PlanID, c.Step.ID, r.Hook, r.On)
+		h.task.Trace.CallDenied(c.PlanID, c.Step.ID, r.Hook, r.On)
 		return errors.New(r.Message)
 	}
-	h.trace.ProtectedPathDenied(c.PlanID, c.Step.ID, r.Path)
+	h.task.Trace.ProtectedPathDenied(c.PlanID, c.Step.ID, r.Path)
 	if r.ReadOnly == h.plansDir {
 		// The session's plans/ is protected by the runtime, not by a
 		// read_only entry the capsule could drop.
-		return fmt.Errorf("refused: step writes %q, under the session's plan files (%s), which no step may change", r.Path, PlansDir)
+		return fmt.Errorf("refused: step writes %q, under the session's plan files (%s), which no step may change", r.Path, session.PlansDir)
 	}
 	return errors.New(r.Message)
 }
@@ -102,8 +94,8 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 // CallTool implements vm.Host with the MCP servers' tools and the
 // built-in tools.
 func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
-	out, err := h.callTool(ctx, c.Step.Target, c.Input)
-	return h.cut(c, out, err)
+	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
+	return h.task.Cut(c.Step.ID, c.Index, out, err)
 }
 
 // RunShell implements vm.Host: the step runs in a leaf cgroup of the
@@ -113,51 +105,22 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 		return "", errors.New("no cgroup scope is open for shell steps")
 	}
 	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect})
-	return h.cut(c, string(r.Output), r.Err)
+	return h.task.Cut(c.Step.ID, c.Index, string(r.Output), r.Err)
 }
 
 // SpawnCapsule implements vm.Host: the roost resolves the capsule and it
-// runs as a sub-capsule in a leaf cgroup of the plan's scope
-// (delegation.go).
+// runs as a sub-capsule in a leaf cgroup of the plan's scope (host/capsule).
 func (h *runHost) SpawnCapsule(ctx context.Context, c vm.Call) (string, error) {
-	return h.caps.spawn(ctx, h.scope, c)
+	st, _ := h.scope.(capsule.Starter)
+	return h.caps.Spawn(ctx, st, c)
 }
 
 // Trace implements vm.Host: the event goes to trace.jsonl, then to the
 // observer (the live view).
 func (h *runHost) Trace(e vm.Event) {
-	h.caps.beforeTrace(e) // task_canceled … task_end before plan_end
-	h.trace.Event(e)
+	h.caps.BeforeTrace(e) // task_canceled … task_end before plan_end
+	h.task.Trace.Event(e)
 	if h.observe != nil {
 		h.observe(h.prog, e)
 	}
-}
-
-// cut applies S20 to a dispatch's output, keeping the whole text under
-// outputs/plan-<n>/ when it is cut. A failure to keep it fails the step.
-func (h *runHost) cut(c vm.Call, out string, err error) (string, error) {
-	if len(out) <= OutputLimit {
-		return out, err
-	}
-	rel := filepath.Join(OutputsDir, "plan-"+strconv.Itoa(h.planN), outputName(c.Step.ID, c.Index))
-	path := filepath.Join(h.session.Dir, rel)
-	cut, werr := CutOutput(out, OutputLimit, path, shownPath(h.workDir, path))
-	if werr != nil {
-		return out[:cutPoint(out, OutputLimit)], errors.Join(err, errors.New("the output is over 64 KiB and its whole text could not be kept: "+werr.Error()))
-	}
-	return cut, err
-}
-
-// shownPath is how a cut output's mark names the file holding the whole
-// text: relative to the working directory when the file lies under it (a
-// later step, running there, can open it so), absolute otherwise.
-func shownPath(workDir, path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.ToSlash(rel)
-	}
-	return abs
 }

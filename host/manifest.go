@@ -10,7 +10,7 @@ import (
 
 // defaultManifestJSON is the manifest `planc run` uses without --capsule:
 // the four built-in tools, no shell binaries, nothing to spawn, and the
-// plan.submit grant (runtime.md, "Capsule manifest").
+// plan.submit grant (docs/manifest.md).
 //
 //go:embed default-capsule.json
 var defaultManifestJSON []byte
@@ -29,8 +29,10 @@ func DefaultManifest() *ast.Manifest {
 }
 
 // Admit refuses a manifest that does not grant capabilities.plan.submit: a
-// capsule without the grant has no submit-plan tool, so `planc run` has
-// nothing to run a plan with (runtime.md).
+// capsule without the grant has no submit-plan tool, so `planc run` and
+// `planc serve` have nothing to run a submitted plan with. They admit the
+// manifest once, before they check a plan; Run does not admit again (a
+// sub-capsule's entrypoint plan, its own, needs no grant).
 func Admit(m *ast.Manifest) error {
 	if m.Capabilities.PlanSubmit {
 		return nil

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -12,8 +12,11 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
@@ -23,30 +26,19 @@ import (
 // nor the caller sets one (semantics S20).
 const DefaultShellTimeout = 10 * time.Minute
 
-// Exit statuses of `planc run` (cli.md).
-const (
-	ExitCompleted = 0 // the plan completed
-	ExitFailed    = 1 // a step stopped it
-	ExitRefused   = 2 // refused before any step ran, or a usage error
-	ExitCanceled  = 3 // it was cancelled
-)
-
 // CodeNoScope is the refusal of a plan that needs a delegated cgroup v2
-// scope when there is none (runtime.md).
+// scope when there is none.
 const CodeNoScope = shell.Code
 
 // Config is one `planc run`.
 type Config struct {
-	// Plan is the plan's text as submitted. It is written to the session
-	// and what runs is what is read back from there.
-	Plan []byte
-	// Checked, when set, is Plan as Validate parsed it against Manifest,
-	// with no error: Run takes it instead of parsing and checking Plan
-	// again (planc run and serve validate first, to refuse a plan before
-	// any session is made). nil: Run validates Plan itself.
-	Checked *ast.Plan
-	// Manifest is the capsule manifest, nil for DefaultManifest.
-	// ManifestDir is the directory its relative paths start from.
+	// Plan is the plan to run, as check.Load accepted it with the
+	// capabilities of Manifest (check.CapabilitiesOf). Its text is written
+	// to the session and what runs is what is read back from there.
+	Plan *check.Plan
+	// Manifest is the capsule manifest, nil for DefaultManifest; the
+	// caller has admitted it (Admit). ManifestDir is the directory its
+	// relative paths start from.
 	Manifest    *ast.Manifest
 	ManifestDir string
 	// WorkDir is where steps run and tool paths start; "" is the current
@@ -70,15 +62,14 @@ type Config struct {
 	// Notice receives one-line notes for the user (e.g. that the kernel
 	// cannot protect the plan files); nil drops them.
 	Notice func(string)
-	// Roost is the roost capsule steps spawn from; "" is WorkDir/roost
-	// (roost.go).
+	// Roost is the roost capsule steps spawn from; "" is WorkDir/roost.
 	Roost string
 	// SpawnedBy and DelegationID name the parent session and delegation
-	// when this run is a sub-capsule's (capsule.go); "" at top level.
+	// when this run is a sub-capsule's (RunCapsule); "" at top level.
 	SpawnedBy, DelegationID string
-	// SpawnerEnded, when set, closes when a sub-capsule's spawner dies:
-	// Run writes spawner_ended, ends the plan, and writes no session_end.
-	SpawnerEnded <-chan struct{}
+	// ParentEnded, when set, closes when a sub-capsule's parent dies: Run
+	// writes spawner_ended, ends the plan, and writes no session_end.
+	ParentEnded <-chan struct{}
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
 	probe func() error
@@ -108,23 +99,24 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 
 // Result is what Run did.
 type Result struct {
-	// Report is the seed's report.
+	// Report is the plan's report.
 	Report vm.Report
 	// Status is the exit status: ExitCompleted, ExitFailed or
 	// ExitCanceled.
-	Status int
+	Status session.ExitCode
 	// Session is the session directory the plan ran in.
-	Session *Session
+	Session *session.Session
 	// Plan is the plan file it ran from.
-	Plan *PlanFile
+	Plan *session.PlanFile
 }
 
 // RefusedError is a plan refused before any step ran (exit status 2).
 type RefusedError struct {
 	// Code is CodeNoScope for E-RUN-012, "" otherwise.
 	Code string
-	// Diagnostics are the validation's findings when the plan itself was
-	// refused; Source is the text they point into.
+	// Diagnostics are the findings when the plan itself was refused (once
+	// the tools of the manifest's MCP servers were known); Source is the
+	// text they point into.
 	Diagnostics []ast.Diagnostic
 	Source      []byte
 	// Msg says why, when there are no diagnostics.
@@ -144,84 +136,66 @@ func (e *RefusedError) Error() string {
 	return "the plan is refused"
 }
 
-// Validate parses and checks plan text against a manifest's capabilities.
-// plan is nil when the text is unusable; the plan is refused when ds has
-// an error.
-func Validate(src []byte, m *ast.Manifest) (*ast.Plan, []ast.Diagnostic) {
-	plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, check.CapabilitiesOf(m))...)
-	}
-	return plan, ds
-}
-
-// Run runs one plan the way `planc run` does: it admits the manifest,
-// validates the plan, makes sure a plan with shell or capsule steps (or a
-// manifest with MCP servers) has a delegated cgroup v2 scope (E-RUN-012
-// otherwise, before anything is written), opens the session and its trace,
-// writes the plan file, starts the MCP servers in the scope and runs what
-// it reads back, and closes everything. Cancelling ctx cancels the
-// plan (S22). A *RefusedError means nothing ran (exit 2); any other error
-// is a failure of the runtime itself.
+// Run runs one checked plan the way `planc run` does: it makes sure a
+// plan with shell or capsule steps (or a manifest with MCP servers) has a
+// delegated cgroup v2 scope (E-RUN-012 otherwise, before anything is
+// written), opens the session and its trace, writes the plan file, starts
+// the MCP servers in the scope and runs what it reads back, and closes
+// everything. Cancelling ctx cancels the plan (S22). A *RefusedError means
+// nothing ran (exit 2); any other error is a failure of the runtime
+// itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := cfg.Manifest
 	if m == nil {
 		m = DefaultManifest()
 	}
-	if err := Admit(m); err != nil {
-		return nil, err
+	if cfg.Plan == nil {
+		return nil, errors.New("host.Run: no checked plan in Config.Plan")
 	}
-	plan := cfg.Checked
-	if plan == nil {
-		var ds []ast.Diagnostic
-		if plan, ds = Validate(cfg.Plan, m); plan == nil || ast.HasErrors(ds) {
-			return nil, &RefusedError{Diagnostics: ds, Source: cfg.Plan}
-		}
-	}
-	workDir, err := absDir(cfg.WorkDir)
+	workDir, err := session.AbsDir(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	// MCP servers run in the plan's scope too (runtime.md, "Tools").
-	needScope := needsScope(plan) || len(m.Tools.MCP) > 0
+	// MCP servers run in the plan's scope too (docs/mcp.md).
+	needScope := needsScope(cfg.Plan.AST()) || len(m.Tools.MCP) > 0
 	if needScope {
 		if err := cfg.probeScope(); err != nil {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 	}
 
-	info := SessionInfo{Capsule: m.Name, Version: m.Version, SpawnedBy: nullable(cfg.SpawnedBy), DelegationID: nullable(cfg.DelegationID)}
-	var sess *Session
+	info := session.NewInfo(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
+	var sess *session.Session
 	if cfg.SessionDir != "" {
-		sess, err = OpenSession(cfg.SessionDir, info)
+		sess, err = session.Open(cfg.SessionDir, info)
 	} else {
-		sess, err = CreateSession(filepath.Join(workDir, DefaultSessionsDir), info)
+		sess, err = session.Create(filepath.Join(workDir, session.DefaultSessionsDir), info)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	tr, err := OpenTrace(filepath.Join(sess.Dir, TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
 	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
-	ctx, spawner := watchSpawner(ctx, &cfg, tr) // a sub-capsule's lifeline
-	res, err := runPlan(ctx, &cfg, m, plan, workDir, sess, tr, needScope)
-	spawnerEnded := spawner.close()
-	status := ExitStatusFailed
+	r := &run{cfg: &cfg, m: m, needScope: needScope, manifestDir: cfg.ManifestDir}
+	if r.manifestDir == "" {
+		r.manifestDir = workDir
+	}
+	var parent *capsule.ParentWatch // a sub-capsule's lifeline
+	ctx, r.abort, parent = capsule.WatchParent(ctx, cfg.ParentEnded, cfg.Abort, tr)
+	res, err := r.plan(ctx, &session.Task{Session: sess, Trace: tr, WorkDir: workDir})
+	parentEnded := parent.Close()
+	status := session.ExitFailed
 	if res != nil {
 		res.Session = sess
-		switch res.Status {
-		case ExitCompleted:
-			status = ExitStatusOK
-		case ExitCanceled:
-			status = ExitStatusCanceled
-		}
+		status = res.Status
 	}
-	if !spawnerEnded { // spawner_ended closes a sub-capsule's trace instead
-		tr.SessionEnd(status)
+	if !parentEnded { // spawner_ended closes a sub-capsule's trace instead
+		tr.SessionEnd(status.EndStatus())
 	}
 	if cerr := tr.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("trace: %w", cerr)
@@ -229,62 +203,65 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, err
 }
 
-// runPlan is Run once the session is open: the plan file, the scope, the
-// VM. plan is cfg.Plan as Run validated it.
-func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, workDir string, sess *Session, tr *Trace, needScope bool) (*Result, error) {
-	pf, err := sess.WritePlan(cfg.Plan)
+// run is one Run once its session is open: what the plan's run shares.
+type run struct {
+	cfg         *Config
+	m           *ast.Manifest // cfg.Manifest, or the default one
+	manifestDir string        // cfg.ManifestDir, or the working directory
+	needScope   bool
+	abort       <-chan struct{} // cfg.Abort, or the parent watch's
+}
+
+// plan writes the plan file, opens the scope, starts the MCP servers and
+// runs the VM, for task (whose Plan it sets).
+func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
+	pf, err := task.Session.WritePlan(r.cfg.Plan.Source())
 	if err != nil {
 		return nil, err
 	}
+	task.Plan = pf
 	// What runs is what is read back from the plan file. ReadPlan refuses
 	// a file whose SHA-256 is not that of the bytes written, so the file
-	// holds exactly the bytes Run validated: plan is their parse, and
-	// parsing and checking them a second time would find the same.
-	src, err := sess.ReadPlan(pf, parser.DefaultLimits().MaxBytes)
-	if err != nil {
+	// holds exactly the bytes check accepted: the checked plan is their
+	// parse, and parsing and checking them a second time would find the
+	// same.
+	if _, err := task.Session.ReadPlan(pf, parser.DefaultLimits().MaxBytes); err != nil {
 		return nil, &RefusedError{Msg: err.Error()}
 	}
-	prog, err := ir.Lower(plan)
+	prog, err := ir.Lower(r.cfg.Plan)
 	if err != nil {
-		return nil, &RefusedError{Msg: err.Error()}
+		return nil, fmt.Errorf("lower the checked plan: %w", err)
 	}
 
 	h := &runHost{
-		prog:    prog,
-		trace:   tr,
-		tools:   &Builtins{WorkDir: workDir, NotesPath: filepath.Join(sess.Dir, NotesFile)},
-		session: sess,
-		planN:   pf.N,
-		workDir: workDir,
-		observe: cfg.Observe,
+		prog:     prog,
+		task:     task,
+		tools:    &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath()}},
+		plansDir: task.PlansDir(),
+		observe:  r.cfg.Observe,
+		caps:     capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
-	manifestDir := cfg.ManifestDir
-	if manifestDir == "" {
-		manifestDir = workDir
-	}
-	h.plansDir = absPath("", filepath.Join(sess.Dir, PlansDir))
-	h.caps = newDelegations(cfg, m, workDir, sess, pf.N, tr)
-	h.shell = shellSpec{dir: workDir, timeout: shellTimeout(cfg, m), protect: protectedPaths(m, manifestDir, h.plansDir)}
+	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: protectedPaths(r.m, r.manifestDir, h.plansDir)}
 	// The checker's read_only paths: the manifest's, and the plan files.
-	ro := append(ast.Names(m.Capabilities.ReadOnly), h.plansDir)
-	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: manifestDir, Hooks: m.Hooks, WorkDir: workDir})
+	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.plansDir)
+	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
 	if err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
 	h.checker = checker
-	if needScope {
-		sc, err := cfg.openScope("planc-" + sess.Info.ID + "-" + strconv.Itoa(pf.N))
+	if r.needScope {
+		sc, err := r.cfg.openScope("planc-" + task.Session.Info.ID + "-" + strconv.Itoa(pf.N))
 		if err != nil {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 		h.scope = sc
-		if off := sc.ProtectionOff(); off != "" && cfg.Notice != nil && hasShell(prog) {
-			cfg.Notice(off)
+		if off := sc.ProtectionOff(); off != "" && r.cfg.Notice != nil && hasShell(prog) {
+			r.cfg.Notice(off)
 		}
 	}
-	// The MCP servers start in the scope, once; the plan is validated
-	// again with their tools (unknown-tool was pending until now).
-	if err := h.startMCP(ctx, m, manifestDir, plan, src); err != nil {
+	// The MCP servers start in the scope, once; the plan is checked again
+	// with their tools (unknown-tool was pending until now).
+	if err := r.startMCP(ctx, h); err != nil {
 		if h.scope != nil {
 			h.scope.Close()
 		}
@@ -293,19 +270,19 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, 
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	if h.scope != nil && cfg.Abort != nil {
+	if h.scope != nil && r.abort != nil {
 		wg.Go(func() {
 			select {
-			case <-cfg.Abort:
+			case <-r.abort:
 				h.scope.Kill()
 			case <-stop:
 			}
 		})
 	}
-	rep, err := vm.Run(ctx, prog, h, vm.Options{MaxParallel: cfg.MaxParallel, PlanFile: pf.Rel})
+	rep, err := vm.Run(ctx, prog, h, vm.Options{MaxParallel: r.cfg.MaxParallel, PlanFile: pf.Rel})
 	close(stop)
 	wg.Wait()
-	cerr := h.mcp.close() // before the scope, which would kill them abruptly
+	cerr := h.tools.Close() // before the scope, which would kill them abruptly
 	if h.scope != nil {
 		if serr := h.scope.Close(); serr != nil {
 			cerr = errors.Join(cerr, fmt.Errorf("close the cgroup scope: %w", serr))
@@ -314,29 +291,56 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, 
 	if err != nil {
 		return nil, errors.Join(err, cerr)
 	}
-	res := &Result{Report: rep, Plan: pf, Status: ExitCompleted}
+	res := &Result{Report: rep, Plan: pf, Status: session.ExitCompleted}
 	switch rep.Outcome {
 	case vm.Failed:
-		res.Status = ExitFailed
+		res.Status = session.ExitFailed
 	case vm.Canceled:
-		res.Status = ExitCanceled
+		res.Status = session.ExitCanceled
 	}
 	// The report stands; an error beside it is the runtime's own failure
 	// (a trace write, the scope's removal), said on standard error.
-	return res, errors.Join(cerr, tr.Err())
+	return res, errors.Join(cerr, task.Trace.Err())
+}
+
+// startMCP starts the manifest's MCP servers for the run, once, in the
+// plan's scope (a process group each when the scope cannot start
+// processes, as in tests), joins their tools to h's inventory, and checks
+// the plan again with the whole inventory, which check.Load had to leave
+// pending. Every error is a *RefusedError: a server that does not start, a
+// tool name offered by two sources, a plan that names a tool no source
+// offers. On error nothing is left running.
+func (r *run) startMCP(ctx context.Context, h *runHost) error {
+	if len(r.m.Tools.MCP) == 0 {
+		return nil
+	}
+	start := shell.StartProcess
+	if ps, ok := h.scope.(capsule.Starter); ok {
+		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartProcess(cmd, "mcp") }
+	}
+	ms, err := tools.StartServers(ctx, r.m, h.task.WorkDir, r.manifestDir, start, tools.MCPStartTimeout)
+	if err != nil {
+		return &RefusedError{Msg: err.Error()}
+	}
+	if plan, ds := r.cfg.Plan.WithTools(ms.Names()...); plan == nil {
+		ms.Close()
+		return &RefusedError{Diagnostics: ds, Source: r.cfg.Plan.Source()}
+	}
+	h.tools.Servers = ms
+	return nil
 }
 
 // ExitStatus returns `planc run`'s exit status for Run's outcome.
-func ExitStatus(res *Result, err error) int {
+func ExitStatus(res *Result, err error) session.ExitCode {
 	var re *RefusedError
 	if errors.As(err, &re) || res == nil {
-		return ExitRefused // nothing ran
+		return session.ExitRefused // nothing ran
 	}
 	return res.Status
 }
 
 // needsScope reports whether a plan has a shell or capsule step: those
-// need a delegated cgroup v2 scope (runtime.md).
+// need a delegated cgroup v2 scope.
 func needsScope(p *ast.Plan) bool {
 	for _, s := range p.Steps {
 		if s.Kind == ast.KindShell || s.Kind == ast.KindCapsule {
@@ -388,22 +392,4 @@ func absPath(base, p string) string {
 		return a
 	}
 	return filepath.Clean(p)
-}
-
-// absDir returns dir ("" for the current directory) as an absolute path
-// of an existing directory.
-func absDir(dir string) (string, error) {
-	if dir == "" {
-		return os.Getwd()
-	}
-	a, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	if fi, err := os.Stat(a); err != nil {
-		return "", err
-	} else if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", a)
-	}
-	return a, nil
 }

@@ -10,8 +10,12 @@ import (
 	"testing"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capsule"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/parser"
+	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
 
@@ -36,7 +40,7 @@ func (f *fakeScope) Run(_ context.Context, sp shell.Spec) shell.Result {
 		<-f.killed
 		return shell.Result{Err: errors.New("killed: every process of the plan was ended at once")}
 	case "big":
-		return shell.Result{Output: []byte(strings.Repeat("b", OutputLimit+10))}
+		return shell.Result{Output: []byte(strings.Repeat("b", session.OutputLimit+10))}
 	}
 	return shell.Result{Output: []byte(strings.Join(sp.Argv, " ") + " in " + filepath.Base(sp.Dir) + " protecting " + filepath.Base(sp.Protect[0]))}
 }
@@ -57,31 +61,39 @@ func (f *fakeScope) Close() error { f.mu.Lock(); f.closed = true; f.mu.Unlock();
 func (f *fakeScope) ProtectionOff() string { return f.off }
 
 // manifest parses a manifest, failing the test on any diagnostic.
-func manifest(t *testing.T, src string) *ast.Manifest {
+func manifest(t *testing.T, src string) *ast.Manifest { return testkit.Manifest(t, src) }
+
+// checked loads plan text with the capabilities of m (nil: the default
+// manifest), as planc run does before Run, failing the test when it is
+// refused.
+func checked(t testing.TB, m *ast.Manifest, src string) *check.Plan {
 	t.Helper()
-	m, ds := parser.ParseManifest([]byte(src), parser.DefaultLimits())
-	if m == nil || len(ds) > 0 {
-		t.Fatalf("manifest: %v", ds)
+	if m == nil {
+		m = DefaultManifest()
 	}
-	return m
+	p, ds := check.Load([]byte(src), check.CapabilitiesOf(m))
+	if p == nil {
+		t.Fatalf("refused: %v", ds)
+	}
+	return p
 }
 
 const shellManifest = `{"name": "local/sh", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["echo", "block", "big"]}}, "tools": {"builtin": ["notes"]}}`
 
 func TestRunInProcess(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{WorkDir: dir, Plan: []byte(`{"id": "p", "steps": [{"id": "n", "tool": "notes", "input": {"body": "hi"}}]}`)}
+	cfg := Config{WorkDir: dir, Plan: checked(t, nil, `{"id": "p", "steps": [{"id": "n", "tool": "notes", "input": {"body": "hi"}}]}`)}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != ExitCompleted || !res.Report.Completed || res.Plan.N != 1 || res.Plan.Rel != "plans/plan-1.json" {
+	if res.Status != session.ExitCompleted || !res.Report.Completed || res.Plan.N != 1 || res.Plan.Rel != "plans/plan-1.json" {
 		t.Errorf("result %+v", res)
 	}
-	if filepath.Dir(res.Session.Dir) != filepath.Join(dir, DefaultSessionsDir) {
+	if filepath.Dir(res.Session.Dir) != filepath.Join(dir, session.DefaultSessionsDir) {
 		t.Errorf("session at %s", res.Session.Dir)
 	}
-	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, NotesFile)); string(b) != "hi\n" {
+	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, session.NotesFile)); string(b) != "hi\n" {
 		t.Errorf("notes.md %q", b)
 	}
 }
@@ -94,57 +106,56 @@ func TestRunRefusals(t *testing.T) {
 		return err
 	}
 	var re *RefusedError
-	err := run(Config{Plan: []byte(`{"id": "p", "steps": [{"id": "a", "tool": "nope"}]}`)})
-	if !errors.As(err, &re) || len(re.Diagnostics) == 0 || re.Diagnostics[0].Code != "unknown-tool" {
-		t.Errorf("unknown tool: %v", err)
-	}
-	err = run(Config{Manifest: manifest(t, `{"name": "local/x"}`), Plan: []byte(`{"id": "p", "steps": []}`)})
-	if !errors.As(err, &re) || !strings.Contains(err.Error(), "capabilities.plan.submit") {
-		t.Errorf("no plan.submit: %v", err)
+	if err := run(Config{}); err == nil || errors.As(err, &re) {
+		t.Errorf("no plan: %v", err)
 	}
 	// E-RUN-012 through an injected probe: nothing is written.
-	shellPlan := []byte(`{"id": "p", "steps": [{"id": "a", "shell": "echo hi"}]}`)
-	err = run(Config{Manifest: manifest(t, shellManifest), Plan: shellPlan, probe: func() error { return errors.New("injected") }})
+	sh := manifest(t, shellManifest)
+	shellPlan := checked(t, sh, `{"id": "p", "steps": [{"id": "a", "shell": "echo hi"}]}`)
+	err := run(Config{Manifest: sh, Plan: shellPlan, probe: func() error { return errors.New("injected") }})
 	if !errors.As(err, &re) || re.Code != CodeNoScope || err.Error() != "E-RUN-012: no delegated cgroup v2 scope: injected" {
 		t.Errorf("no scope: %v", err)
 	}
-	capsulePlan := []byte(`{"id": "p", "steps": [{"id": "w", "capsule": "worker", "input": "x"}]}`)
+	capsulePlan := checked(t, nil, `{"id": "p", "steps": [{"id": "w", "capsule": "worker", "input": "x"}]}`)
 	err = run(Config{Plan: capsulePlan, probe: func() error { return errors.New("injected") }})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("capsule step without a scope: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, RuntimeDir)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, session.RuntimeDir)); err == nil {
 		t.Error("a refused plan made a session")
 	}
 	// The scope fails only once the plan is written: refused, and the
 	// session records it.
 	sess := filepath.Join(dir, "s")
-	err = run(Config{Manifest: manifest(t, shellManifest), Plan: shellPlan, SessionDir: sess,
+	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess,
 		probe: func() error { return nil },
 		open:  func(string) (shellScope, error) { return nil, errors.New("gone") }})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost after the probe: %v", err)
 	}
-	lines := readTraceEvents(t, filepath.Join(sess, TraceFile))
+	lines := traceEvents(t, filepath.Join(sess, session.TraceFile))
 	if got := strings.Join(lines, " "); got != "session_start session_end:failed" {
 		t.Errorf("trace: %s", got)
 	}
 }
 
-// readTraceEvents returns each line's event, with exit_status for
-// session_end.
-func readTraceEvents(t *testing.T, path string) []string {
-	t.Helper()
-	_, objs := readTrace(t, path)
-	var out []string
-	for _, o := range objs {
-		e := o["event"].(string)
-		if s, ok := o["exit_status"].(string); ok {
-			e += ":" + s
-		}
-		out = append(out, e)
+// TestAdmit: a manifest without capabilities.plan.submit is refused, the
+// default one admitted.
+func TestAdmit(t *testing.T) {
+	var re *RefusedError
+	if err := Admit(manifest(t, `{"name": "local/x"}`)); !errors.As(err, &re) || !strings.Contains(err.Error(), `capsule "local/x" is not granted capabilities.plan.submit`) {
+		t.Errorf("no plan.submit: %v", err)
 	}
-	return out
+	if err := Admit(DefaultManifest()); err != nil {
+		t.Error(err)
+	}
+}
+
+// traceEvents returns each line's event, with exit_status for
+// session_end.
+func traceEvents(t *testing.T, path string) []string {
+	t.Helper()
+	return testkit.Events(testkit.TraceLines(t, path))
 }
 
 func TestRunFakeScope(t *testing.T) {
@@ -153,9 +164,10 @@ func TestRunFakeScope(t *testing.T) {
 	sc.off = "protection is off: test"
 	var notes []string
 	var names []string
+	sh := manifest(t, shellManifest)
 	cfg := Config{
-		WorkDir: dir, Manifest: manifest(t, shellManifest),
-		Plan: []byte(`{"id": "p", "steps": [
+		WorkDir: dir, Manifest: sh,
+		Plan: checked(t, sh, `{"id": "p", "steps": [
 			{"id": "e", "shell": "echo hi"},
 			{"id": "b", "shell": "big"},
 			{"id": "w", "capsule": "worker", "input": "x", "on_error": "continue"}
@@ -181,10 +193,10 @@ func TestRunFakeScope(t *testing.T) {
 	if o := out["e"].Output; o == nil || *o != "echo hi in "+filepath.Base(dir)+" protecting plans" {
 		t.Errorf("e: %v", o)
 	}
-	if o := out["b"].Output; o == nil || !strings.HasSuffix(*o, "whole text at "+RuntimeDir+"/sessions/"+res.Session.Info.ID+"/outputs/plan-1/b.txt]") {
+	if o := out["b"].Output; o == nil || !strings.HasSuffix(*o, "whole text at "+session.RuntimeDir+"/sessions/"+res.Session.Info.ID+"/outputs/plan-1/b.txt]") {
 		t.Errorf("b: %.40q…", *o)
 	}
-	if e := out["w"].Error; e == nil || *e != CapsuleUnsupported {
+	if e := out["w"].Error; e == nil || *e != capsule.Unsupported {
 		t.Errorf("w: %v", e)
 	}
 }
@@ -195,9 +207,10 @@ func TestRunAbort(t *testing.T) {
 	sc := newFakeScope()
 	ctx, cancel := context.WithCancel(context.Background())
 	abort := make(chan struct{})
+	sh := manifest(t, shellManifest)
 	cfg := Config{
-		WorkDir: dir, Manifest: manifest(t, shellManifest), Abort: abort,
-		Plan:  []byte(`{"id": "p", "steps": [{"id": "b", "shell": "block"}, {"id": "n", "tool": "notes", "depends_on": ["b"], "input": {"body": "x"}}]}`),
+		WorkDir: dir, Manifest: sh, Abort: abort,
+		Plan:  checked(t, sh, `{"id": "p", "steps": [{"id": "b", "shell": "block"}, {"id": "n", "tool": "notes", "depends_on": ["b"], "input": {"body": "x"}}]}`),
 		probe: func() error { return nil },
 		open:  func(string) (shellScope, error) { return sc, nil },
 	}
@@ -210,7 +223,7 @@ func TestRunAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Status != ExitCanceled || !res.Report.Canceled || len(res.Report.Steps) != 2 {
+	if res.Status != session.ExitCanceled || !res.Report.Canceled || len(res.Report.Steps) != 2 {
 		t.Fatalf("result %+v", res.Report)
 	}
 	if s := res.Report.Steps[0]; s.StepID != "n" || s.Status != vm.StatusSkipped || *s.Error != vm.CanceledBeforeRun {
@@ -219,8 +232,25 @@ func TestRunAbort(t *testing.T) {
 	if s := res.Report.Steps[1]; s.StepID != "b" || s.Status != vm.StatusFailed || !strings.HasPrefix(*s.Error, "killed") {
 		t.Errorf("b: %+v", s)
 	}
-	ev := readTraceEvents(t, filepath.Join(res.Session.Dir, TraceFile))
+	ev := traceEvents(t, filepath.Join(res.Session.Dir, session.TraceFile))
 	if ev[len(ev)-1] != "session_end:canceled" {
 		t.Errorf("trace ends %v", ev)
+	}
+}
+
+func TestDefaultManifest(t *testing.T) {
+	m := DefaultManifest()
+	if m.Name != DefaultManifestName || !m.Capabilities.PlanSubmit || len(m.Capabilities.ShellAllow) != 0 || len(m.Capabilities.SpawnAllow) != 0 {
+		t.Errorf("default manifest: %+v", m)
+	}
+	var names []string
+	for _, b := range m.Tools.Builtin {
+		names = append(names, b.Name)
+		if !tools.IsBuiltin(b.Name) {
+			t.Errorf("%q is not a built-in", b.Name)
+		}
+	}
+	if len(names) != 4 {
+		t.Errorf("tools %v", names)
 	}
 }

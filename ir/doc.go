@@ -1,6 +1,7 @@
 // Package ir is the fourth stage of planc's one-way flow
-// (bytes → ast → check → ir → vm): it lowers a checked *ast.Plan into an
-// immutable *Program that the vm package runs.
+// (bytes → ast → check → ir → vm): it lowers a *check.Plan, a plan check
+// accepted, into an immutable *Program that the vm package runs, without
+// checking again what check proved.
 //
 // A Program holds its steps by index. Each step has its dependency and
 // dependent edges as int32 slices, its in-degree, its reference slots (the

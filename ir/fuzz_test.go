@@ -3,12 +3,12 @@ package ir
 import (
 	"testing"
 
-	"github.com/planc/planc/parser"
+	"github.com/planc/planc/check"
 )
 
-// FuzzLower: whatever the parser accepts, Lower returns a program or an
-// error and never panics; a program it returns passes the hand-made
-// program checks of Validate and dumps.
+// FuzzLower: whatever check accepts, Lower lowers without an error and a
+// panic, into a program that passes the hand-made program checks of
+// Validate and dumps.
 func FuzzLower(f *testing.F) {
 	for _, s := range []string{
 		`{"id": "p", "steps": []}`,
@@ -19,13 +19,13 @@ func FuzzLower(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, _ := parser.ParsePlan(src, parser.DefaultLimits())
+		p, _ := check.Load(src, nil)
 		if p == nil {
 			return
 		}
 		prog, err := Lower(p)
 		if err != nil {
-			return
+			t.Fatalf("Lower refused a checked plan: %v\n%s", err, src)
 		}
 		prog.valid = false
 		if err := prog.Validate(); err != nil {

@@ -5,18 +5,24 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/planc/planc/ast"
+
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 )
 
-// parse parses a plan with id "p" whose steps are the given JSON objects.
-func parse(t testing.TB, steps ...string) *ast.Plan {
+// planText is a plan with id "p" whose steps are the given JSON objects.
+func planText(steps ...string) []byte {
+	return []byte(`{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`)
+}
+
+// parse loads a plan with id "p" whose steps are the given JSON objects
+// (check.Load, capability rules off), failing the test when it is
+// refused.
+func parse(t testing.TB, steps ...string) *check.Plan {
 	t.Helper()
-	src := `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`
-	p, diags := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	if len(diags) > 0 {
-		t.Fatalf("parse: %v\n%s", diags, src)
+	p, diags := check.Load(planText(steps...), nil)
+	if p == nil {
+		t.Fatalf("refused: %v\n%s", diags, planText(steps...))
 	}
 	return p
 }

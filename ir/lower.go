@@ -7,34 +7,21 @@ import (
 	"slices"
 
 	"github.com/google/shlex"
+
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 )
 
-// Lower lowers a plan that check accepted (no error diagnostics) into a
-// Program. It never panics: anything it cannot lower (a plan check would
-// have refused) is returned as an error naming the step.
-func Lower(p *ast.Plan) (*Program, error) {
-	if p == nil {
-		return nil, errors.New("lower: no plan")
-	}
-	if p.ID == "" {
-		return nil, errors.New("lower: the plan has no id")
-	}
+// Lower lowers a plan check accepted into a Program. It trusts what check
+// proved (one step per id, every dependency and reference naming a step,
+// no cycle, a kind and a splittable command line for every step) and does
+// not check it again. An error means a checked plan it still cannot lower:
+// a fault of planc's, never of the plan, and never a panic.
+func Lower(checked *check.Plan) (*Program, error) {
+	p := checked.AST()
 	n := len(p.Steps)
-	if n > 1<<30 {
-		return nil, fmt.Errorf("lower: %d steps is too many", n)
-	}
 	l := &lowerer{index: make(map[string]int32, n), argv: map[string][]string{}}
 	for i, s := range p.Steps {
-		if s == nil {
-			return nil, fmt.Errorf("lower: step %d is missing", i)
-		}
-		if s.ID == "" {
-			return nil, fmt.Errorf("lower: step %d has no id", i)
-		}
-		if _, dup := l.index[s.ID]; dup {
-			return nil, fmt.Errorf("lower: two steps have the id %q", s.ID)
-		}
 		l.index[s.ID] = int32(i)
 	}
 	prog := &Program{ID: p.ID, Steps: make([]Step, n), InDegree: make([]int32, n)}
@@ -53,9 +40,6 @@ func Lower(p *ast.Plan) (*Program, error) {
 		}
 	}
 	linkDependents(prog)
-	if cyc := findCycle(prog); cyc != "" {
-		return nil, fmt.Errorf("lower: dependency cycle: %s", cyc)
-	}
 	prog.valid = true
 	return prog, nil
 }

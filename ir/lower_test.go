@@ -1,10 +1,10 @@
 package ir_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
 )
 
@@ -63,9 +63,10 @@ func TestLowerInputs(t *testing.T) {
 	}
 }
 
-// TestLowerErrors: what check refuses, Lower returns as an error, never a
-// panic.
-func TestLowerErrors(t *testing.T) {
+// TestLowerOnlyChecked: what Lower cannot lower, check refuses, so it
+// never reaches Lower: a *check.Plan is the only thing Lower takes, and
+// Load makes none of these.
+func TestLowerOnlyChecked(t *testing.T) {
 	tests := []struct {
 		name  string
 		steps []string
@@ -89,30 +90,10 @@ func TestLowerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ir.Lower(parse(t, tt.steps...))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %v, want it to contain %q", err, tt.want)
+			if p, ds := check.Load(planText(tt.steps...), nil); p != nil || !ast.HasErrors(ds) {
+				t.Errorf("check accepted it (%v); Lower would fail with %q", ds, tt.want)
 			}
 		})
-	}
-	for name, p := range map[string]*ast.Plan{
-		"nil plan":    nil,
-		"no id":       {},
-		"nil step":    {ID: "p", Steps: []*ast.Step{nil}},
-		"bad value":   {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, InputField: &ast.Member{Value: &ast.Value{Kind: ast.Object, Members: []*ast.Member{{Key: "k"}}}}}}},
-		"nil ref":     {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: &ast.Compare{X: (*ast.Ref)(nil), Y: &ast.Literal{}}, IfField: &ast.Member{}}}},
-		"nil operand": {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: &ast.Compare{Y: &ast.Literal{}}, IfField: &ast.Member{}}}},
-		"nil literal": {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: &ast.Compare{X: (*ast.Literal)(nil), Y: &ast.Literal{}}, IfField: &ast.Member{}}}},
-		"nil or":      {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: (*ast.Logical)(nil), IfField: &ast.Member{}}}},
-		"nil cmp":     {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: (*ast.Compare)(nil), IfField: &ast.Member{}}}},
-		"nil and":     {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, Cond: &ast.Logical{X: &ast.Compare{X: &ast.Literal{}, Y: &ast.Literal{}}}, IfField: &ast.Member{}}}},
-		"nil member":  {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, InputField: &ast.Member{Value: &ast.Value{Kind: ast.Object, Members: []*ast.Member{nil}}}}}},
-		"nil dep":     {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, DependsOn: []*ast.DepRef{nil}}}},
-		"on_error":    {ID: "p", Steps: []*ast.Step{{ID: "a", Kind: ast.KindTool, OnError: 9}}},
-	} {
-		if _, err := ir.Lower(p); err == nil {
-			t.Errorf("%s: no error", name)
-		}
 	}
 }
 

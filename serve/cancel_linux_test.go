@@ -14,7 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capsule"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/vm"
 )
@@ -71,7 +72,7 @@ func needScope(t *testing.T) {
 // next plan is plan-2 of the same session.
 func TestCancel(t *testing.T) {
 	needScope(t)
-	t.Setenv(host.EnvCapsuleGrace, "500ms")
+	t.Setenv(capsule.EnvGrace, "500ms")
 	dir := t.TempDir()
 	writeRoost(t, dir, "310.11", "310.22")
 	f := connect(t, Config{WorkDir: dir, Manifest: manifest(t, cancelManifest), ManifestDir: dir})
@@ -114,8 +115,8 @@ func TestCancel(t *testing.T) {
 	slices.Sort(tail[1:3]) // the two delegation lines, in the order they were ended
 	wantTail := []string{
 		"task_canceled plan-1  ",
-		"delegation plan-1-polite-1 terminated " + host.ReasonTaskCanceled,
-		"delegation plan-1-stubborn-1 terminated " + host.ReasonTaskCanceled,
+		"delegation plan-1-polite-1 terminated " + session.ReasonTaskCanceled,
+		"delegation plan-1-stubborn-1 terminated " + session.ReasonTaskCanceled,
 		"task_end plan-1 canceled ",
 		"plan_end  canceled ",
 		"session_end  canceled ",
@@ -161,7 +162,7 @@ func waitStarted(t *testing.T, sess string, n int) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		ready := 0
-		ds, _ := filepath.Glob(filepath.Join(sess, "delegations", "*", host.AnswerFile))
+		ds, _ := filepath.Glob(filepath.Join(sess, "delegations", "*", capsule.AnswerFile))
 		for _, d := range ds {
 			if b, _ := os.ReadFile(d); strings.HasPrefix(string(b), "started") {
 				ready++
@@ -192,7 +193,7 @@ func waitEvent(t *testing.T, path, event string, n int) []map[string]any {
 // sessionID is the session id in sess's trace.
 func sessionID(t *testing.T, sess string) string {
 	t.Helper()
-	return traceLines(t, filepath.Join(sess, host.TraceFile))[0]["session"].(string)
+	return traceLines(t, filepath.Join(sess, session.TraceFile))[0]["session"].(string)
 }
 
 // stillRunning returns the processes whose command line holds marker,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/parser"
 )
 
 // PlanFile is the file name diagnostics give the plan: plan:LINE:COL.
@@ -26,7 +25,7 @@ func (c *conn) checkPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		return errorResult("planc could not list the tools of the capsule's MCP servers, so the plan was not checked: %v", err), nil
 	}
 	src := planText(arguments(req))
-	ds := checkText(src, caps)
+	_, ds := check.Load(src, caps)
 	errs, warns := count(ds)
 	var text string
 	switch {
@@ -42,15 +41,6 @@ func (c *conn) checkPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: diagnosticsObject(ds),
 	}, nil
-}
-
-// checkText parses and checks a plan's text as `planc check` does.
-func checkText(src []byte, caps *check.Capabilities) []ast.Diagnostic {
-	plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, caps)...)
-	}
-	return sorted(ds)
 }
 
 // sorted returns ds in `planc check`'s order, as a fresh slice.

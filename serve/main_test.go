@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -21,7 +21,7 @@ const envPlanc = "PLANC_SERVE_TEST_PLANC"
 var binDir string
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == shell.ShimCommand || os.Args[1] == host.CapsuleCommand) {
+	if len(os.Args) > 1 && (os.Args[1] == shell.ShimCommand || os.Args[1] == capsule.Command) {
 		bin := os.Getenv(envPlanc)
 		if bin == "" {
 			fmt.Fprintf(os.Stderr, "serve.test: %s without $%s\n", os.Args[1], envPlanc)

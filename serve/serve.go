@@ -35,6 +35,8 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/host/tools"
 )
 
 // Config is what every plan of a Server runs with: the fields of
@@ -148,7 +150,7 @@ func (c *conn) session() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sess, err := host.CreateSession(filepath.Join(work, host.DefaultSessionsDir), host.SessionInfo{Capsule: c.s.m.Name, Version: c.s.m.Version})
+	sess, err := session.Create(filepath.Join(work, session.DefaultSessionsDir), session.NewInfo(c.s.m.Name, c.s.m.Version, "", ""))
 	if err != nil {
 		return "", err
 	}
@@ -166,10 +168,10 @@ func (c *conn) planContext(req context.Context) (context.Context, context.Cancel
 }
 
 // hostConfig is host.Config for one plan of this connection.
-func (c *conn) hostConfig(src []byte, sessionDir string) host.Config {
+func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 	cfg := c.s.cfg
 	return host.Config{
-		Plan:         src,
+		Plan:         plan,
 		Manifest:     c.s.m,
 		ManifestDir:  cfg.ManifestDir,
 		WorkDir:      cfg.WorkDir,
@@ -201,11 +203,11 @@ func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) 
 		if dir == "" {
 			dir = work
 		}
-		tools, err := host.ListMCPTools(ctx, s.m, work, dir, host.MCPStartTimeout)
+		names, err := tools.ListMCPTools(ctx, s.m, work, dir, tools.MCPStartTimeout)
 		if err != nil {
 			return nil, err
 		}
-		s.mcpTools, s.listed = tools, true
+		s.mcpTools, s.listed = names, true
 	}
 	return caps.WithTools(s.mcpTools...), nil
 }

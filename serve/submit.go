@@ -11,7 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
 )
 
 // planText is the plan a tool call carries: its arguments, re-indented
@@ -45,9 +47,9 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	c.plans.Add(1)
 	defer c.plans.Done()
 	src := planText(arguments(req))
-	// Validated here first, so that a refused plan makes no session.
-	plan, ds := host.Validate(src, c.s.m)
-	if plan == nil || ast.HasErrors(ds) {
+	// Checked here first, so that a refused plan makes no session.
+	plan, ds := check.Load(src, check.CapabilitiesOf(c.s.m))
+	if plan == nil {
 		return refusedResult(ds), nil
 	}
 	dir, err := c.session()
@@ -56,8 +58,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	ctx, cancel := c.planContext(ctx)
 	defer cancel()
-	cfg := c.hostConfig(src, dir)
-	cfg.Checked = plan
+	cfg := c.hostConfig(plan, dir)
 	var p *progress
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		p = newProgress(ctx, req.Session, tok)
@@ -76,7 +77,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	case err != nil && c.s.cfg.Notice != nil:
 		c.s.cfg.Notice(fmt.Sprintf("plan %q: %v", res.Report.PlanID, err))
 	}
-	return reportResult(res, sorted(ds))
+	return reportResult(res, ds)
 }
 
 // reportResult is the result of a plan that ran: the report as structured
@@ -104,7 +105,7 @@ func reportResult(res *host.Result, warnings []ast.Diagnostic) (*mcp.CallToolRes
 	r.Meta = mcp.Meta{
 		"session":   res.Session.Dir,
 		"plan_file": filepath.Join(res.Session.Dir, res.Plan.Rel),
-		"task_id":   host.TaskID(res.Plan.N),
+		"task_id":   session.TaskID(res.Plan.N),
 	}
 	return r, nil
 }

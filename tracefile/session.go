@@ -130,7 +130,7 @@ type Delegation struct {
 }
 
 // SessionInfo is session.json: who the session is (runtime.md). The run
-// that makes a session writes it once (host.CreateSession); a run that
+// that makes a session writes it once (host/session.Create); a run that
 // reuses the session, and Open, read it.
 type SessionInfo struct {
 	// ID names the session in every trace line and in the scope's name:

@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -71,19 +69,15 @@ func Example() {
     {"id": "oops", "tool": "greet", "depends_on": ["hi"], "if": "$hi.status == 'failed'", "input": {}}
   ]
 }`)
-	// 1. Parse: a nil plan means the document has no usable tree.
-	plan, diags := parser.ParsePlan(src, parser.DefaultLimits())
-	// 2. Check, with the capabilities the runtime grants (nil would turn
-	// the capability rules off). Warnings do not refuse a plan.
-	if plan != nil {
-		caps := &check.Capabilities{Tools: []string{"greet", "whoami"}}
-		diags = append(diags, check.Check(plan, caps)...)
-	}
-	ast.SortDiagnostics(diags)
+	// 1 and 2. Parse and check, with the capabilities the runtime grants
+	// (nil would turn the capability rules off): a nil plan is refused.
+	// Warnings do not refuse a plan.
+	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}}
+	plan, diags := check.Load(src, caps)
 	for _, d := range diags {
 		fmt.Println(d.OneLine("hello.json"))
 	}
-	if plan == nil || ast.HasErrors(diags) {
+	if plan == nil {
 		return
 	}
 	// 3. Lower: a Program is immutable and may be run many times.
@@ -147,14 +141,12 @@ func Example_refused() {
   {"id": "who", "tool": "whoam"},
   {"id": "ls", "shell": "ls -l"}
 ]}`)
-	plan, diags := parser.ParsePlan(src, parser.DefaultLimits())
 	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}}
-	diags = append(diags, check.Check(plan, caps)...)
-	ast.SortDiagnostics(diags)
+	plan, diags := check.Load(src, caps)
 	for _, d := range diags {
 		fmt.Println(d.OneLine("hello.json"))
 	}
-	fmt.Println("refused:", ast.HasErrors(diags))
+	fmt.Println("refused:", plan == nil)
 	// Output:
 	// hello.json:2:25: error: tool "whoam" is not in the capsule's inventory; did you mean "whoami"? [unknown-tool]
 	// hello.json:3:25: error: "ls" is not in capabilities.shell.allow [shell-not-allowed]

@@ -8,8 +8,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 	"github.com/planc/planc/vm/vmtest"
 )
@@ -19,9 +20,9 @@ import (
 func compile(t testing.TB, steps ...string) *ir.Program {
 	t.Helper()
 	src := `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`
-	p, diags := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	if len(diags) > 0 {
-		t.Fatalf("parse: %v\n%s", diags, src)
+	p, diags := check.Load([]byte(src), nil)
+	if p == nil {
+		t.Fatalf("refused: %v\n%s", diags, src)
 	}
 	prog, err := ir.Lower(p)
 	if err != nil {

@@ -7,14 +7,15 @@ import (
 	"syscall"
 
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capsule"
 )
 
 // capsuleCommand is planc __capsule, the hidden subcommand a sub-capsule
 // runs as: planc run's capsule steps start it in the step's leaf cgroup
-// (host's delegation.go), and host.RunCapsule does the work. It is not for
-// people.
+// (host/capsule's Launcher), and host.RunCapsule does the work. It is not
+// for people.
 var capsuleCommand = &command{
-	name:    host.CapsuleCommand,
+	name:    capsule.Command,
 	summary: "internal: runs one sub-capsule of a capsule step",
 	usage: `usage: planc __capsule --roost DIR --session DIR MANIFEST
 
@@ -22,7 +23,7 @@ Internal to planc run: one sub-capsule of a capsule step. It runs the
 entrypoint of the capsule MANIFEST (from the roost DIR) with its session in
 --session, the objective on standard input and the answer on standard
 output. $PLANC_SPAWNED_BY and $PLANC_DELEGATION_ID name its parent; fd 3 is
-its lifeline (EOF when the spawner dies) and fd 4 its status pipe. SIGTERM
+its lifeline (EOF when its parent dies) and fd 4 its status pipe. SIGTERM
 winds it down.
 `,
 	run: runCapsule,
@@ -47,9 +48,9 @@ func runCapsule(e *env, c *command, args []string) int {
 	// same for a person trying it by hand.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	cfg := host.CapsuleConfig{
+	cfg := capsule.ChildConfig{
 		Manifest: paths[0], SessionDir: *session, Roost: *roost,
-		SpawnedBy: os.Getenv(host.EnvSpawnedBy), DelegationID: os.Getenv(host.EnvDelegationID),
+		SpawnedBy: os.Getenv(capsule.EnvSpawnedBy), DelegationID: os.Getenv(capsule.EnvDelegationID),
 		Stdin: e.stdin, Stdout: e.stdout, Stderr: e.stderr,
 	}
 	// A launcher passes fds 3 and 4 and sets the delegation id; by hand
@@ -62,7 +63,7 @@ func runCapsule(e *env, c *command, args []string) int {
 			cfg.Status = f
 		}
 	}
-	return host.RunCapsule(ctx, cfg)
+	return int(host.RunCapsule(ctx, cfg))
 }
 
 // inheritedFile returns the descriptor fd that the launcher passed, marked

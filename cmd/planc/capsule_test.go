@@ -43,8 +43,7 @@ func testCaps(t *testing.T) *check.Capabilities {
 func TestCheckCapsule(t *testing.T) {
 	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan})
 	caps := testCaps(t)
-	plan, ds := parser.ParsePlan([]byte(cargoPlan), parser.DefaultLimits())
-	ds = append(ds, check.Check(plan, caps)...)
+	_, ds := check.Load([]byte(cargoPlan), caps)
 	if len(ds) != 2 || ds[0].Code != "shell-not-allowed" || ds[1].Code != "shell-not-allowed" {
 		t.Fatalf("want two shell-not-allowed diagnostics, got %v", ds)
 	}

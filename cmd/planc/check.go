@@ -11,7 +11,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/tools"
 )
 
 // checkCommand is planc check (cli.md).
@@ -124,12 +124,12 @@ func runCheck(e *env, c *command, args []string) int {
 }
 
 // listMCPTools starts m's MCP servers, lists their tools and ends them
-// (host.ListMCPTools), so that unknown-tool knows them; SIGINT or SIGTERM
+// (tools.ListMCPTools), so that unknown-tool knows them; SIGINT or SIGTERM
 // ends the servers too.
 func listMCPTools(m *ast.Manifest, manifestDir string) ([]string, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return host.ListMCPTools(ctx, m, "", manifestDir, host.MCPStartTimeout)
+	return tools.ListMCPTools(ctx, m, "", manifestDir, tools.MCPStartTimeout)
 }
 
 // writeDiags prints ds on standard output in format (text, json or sarif).

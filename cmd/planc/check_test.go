@@ -19,10 +19,7 @@ import (
 // (with caps) gives.
 func diagOf(t *testing.T, src, code string, caps *check.Capabilities) ast.Diagnostic {
 	t.Helper()
-	plan, ds := parser.ParsePlan([]byte(src), parser.DefaultLimits())
-	if plan != nil {
-		ds = append(ds, check.Check(plan, caps)...)
-	}
+	_, ds := check.Load([]byte(src), caps)
 	var found []ast.Diagnostic
 	for _, d := range ds {
 		if d.Code == code {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/ir"
 )
@@ -24,11 +25,7 @@ const maxTargetPad = 40
 // started, so the names of their tools go unchecked, which one line on
 // standard error says. The exit status is 0, or 1 when the plan cannot be
 // lowered, which check's acceptance rules out.
-func (e *env) dryRun(plan *ast.Plan, m *ast.Manifest, maxParallel int) int {
-	if plan == nil { // validation refuses such a document first
-		fmt.Fprintln(e.stderr, "planc run: internal error: no plan to schedule")
-		return exitFail
-	}
+func (e *env) dryRun(plan *check.Plan, m *ast.Manifest, maxParallel int) int {
 	if m != nil && len(m.Tools.MCP) > 0 {
 		fmt.Fprintln(e.stderr, "planc run: --dry-run starts none of the manifest's MCP servers, so their tool names are not checked; planc check --capsule checks them")
 	}

@@ -28,8 +28,7 @@ func decode[T any](t *testing.T, out string) T {
 
 func TestCheckJSON(t *testing.T) {
 	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan, "a.json": dupKeyPlan})
-	plan, ds := parser.ParsePlan([]byte(cargoPlan), parser.DefaultLimits())
-	ds = append(ds, check.Check(plan, testCaps(t))...)
+	_, ds := check.Load([]byte(cargoPlan), testCaps(t))
 	dup := diagOf(t, dupKeyPlan, parser.CodeDuplicateKey, nil)
 	want := []map[string]any{
 		{
@@ -122,8 +121,7 @@ func TestCheckSARIF(t *testing.T) {
 	// 日本✓é😀 is 15 bytes and 6 UTF-16 code units (😀 is a surrogate pair).
 	const wide = `{"id": "日本✓é😀", "steps": [], "id": "q"}`
 	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan, "wide.json": wide})
-	plan, ds := parser.ParsePlan([]byte(cargoPlan), parser.DefaultLimits())
-	ds = append(ds, check.Check(plan, testCaps(t))...)
+	_, ds := check.Load([]byte(cargoPlan), testCaps(t))
 	dup := diagOf(t, wide, parser.CodeDuplicateKey, nil)
 
 	got := run(t, "", "check", "--format", "sarif", "--capsule", "capsule.json", "wide.json", "plan.json")

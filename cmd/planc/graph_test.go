@@ -10,17 +10,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 )
 
 // drawing is what the graph package draws for the plan src.
 func drawing(t *testing.T, src, format string) string {
 	t.Helper()
-	plan, ds := parser.ParsePlan([]byte(src), parser.DefaultLimits())
+	plan, ds := check.Load([]byte(src), nil)
 	if plan == nil || len(ds) > 0 {
-		t.Fatalf("parse: %v", ds)
+		t.Fatalf("check: %v", ds)
 	}
 	prog, err := ir.Lower(plan)
 	if err != nil {

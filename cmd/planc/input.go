@@ -77,11 +77,11 @@ func tooLarge(limit int, fix string) ast.Diagnostic {
 	}
 }
 
-// loadPlan reads, parses and checks the plan at path with caps (nil: no
-// capability rules). It returns every diagnostic of the parser and the
-// checker, and a non-nil error only when the file cannot be read. plan is
-// nil when the document is unusable.
-func (e *env) loadPlan(path string, caps *check.Capabilities) (*source, *ast.Plan, []fileDiag, error) {
+// loadPlan reads the plan at path and runs the front end on it
+// (check.Load) with caps (nil: no capability rules). It returns every
+// diagnostic of the parser and the checker, and a non-nil error only when
+// the file cannot be read. plan is nil when the plan is refused.
+func (e *env) loadPlan(path string, caps *check.Capabilities) (*source, *check.Plan, []fileDiag, error) {
 	lim := parser.DefaultLimits()
 	s, err := e.readSource(path, lim.MaxBytes)
 	if err != nil {
@@ -90,10 +90,7 @@ func (e *env) loadPlan(path string, caps *check.Capabilities) (*source, *ast.Pla
 	if lim.MaxBytes > 0 && len(s.src) > lim.MaxBytes {
 		return s, nil, attach(s, []ast.Diagnostic{tooLarge(lim.MaxBytes, "split the plan into smaller plans")}), nil
 	}
-	plan, ds := parser.ParsePlan(s.src, lim)
-	if plan != nil {
-		ds = append(ds, check.Check(plan, caps)...)
-	}
+	plan, ds := check.Load(s.src, caps)
 	return s, plan, attach(s, ds), nil
 }
 
@@ -182,7 +179,7 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 			return nil, e.writeFailed(err)
 		}
 	}
-	if plan == nil || failing(all, false) {
+	if plan == nil {
 		return nil, exitFail
 	}
 	prog, err := ir.Lower(plan)

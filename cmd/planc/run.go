@@ -10,10 +10,11 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
 )
 
-// exitCanceled is run's exit status for a cancelled plan (cli.md).
-const exitCanceled = host.ExitCanceled
+// exitCanceled is run's exit status for a cancelled plan.
+const exitCanceled = int(session.ExitCanceled)
 
 // abortGrace is how long a second SIGINT waits for the killed plan to wind
 // down before planc exits regardless.
@@ -100,7 +101,7 @@ func runRun(e *env, c *command, args []string) int {
 	}
 	sortDiags(ds)
 	writeText(e.stderr, ds) // warnings too, as check prints them
-	if failing(ds, false) {
+	if plan == nil {
 		return exitUsage
 	}
 	if *dryRun {
@@ -108,8 +109,7 @@ func runRun(e *env, c *command, args []string) int {
 	}
 
 	cfg := host.Config{
-		Plan:         src.src,
-		Checked:      plan,
+		Plan:         plan,
 		Manifest:     m,
 		ManifestDir:  manifestDir,
 		SessionDir:   *session,
@@ -158,7 +158,7 @@ func (e *env) finishRun(src *source, res *host.Result, err error) int {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 	}
 	if res == nil {
-		return host.ExitStatus(res, err)
+		return int(host.ExitStatus(res, err))
 	}
 	if werr := encodeJSON(e.stdout, res.Report); werr != nil {
 		return e.writeFailed(werr)
@@ -166,7 +166,7 @@ func (e *env) finishRun(src *source, res *host.Result, err error) int {
 	if !res.Report.Completed {
 		fmt.Fprintln(e.stderr, res.Report.Summary)
 	}
-	return host.ExitStatus(res, err)
+	return int(host.ExitStatus(res, err))
 }
 
 // onlyErrors drops warnings: they were printed before the run.

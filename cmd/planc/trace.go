@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -62,7 +62,7 @@ func runTrace(e *env, c *command, args []string) int {
 	if len(rest) == 1 {
 		path = rest[0]
 	} else {
-		latest, err := tracefile.Latest(host.DefaultSessionsDir)
+		latest, err := tracefile.Latest(session.DefaultSessionsDir)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
 			return exitUsage

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"context"
@@ -10,19 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/vm"
 )
 
-// CapsuleCommand is the hidden planc subcommand a sub-capsule runs as: the
+// Command is the hidden planc subcommand a sub-capsule runs as: the
 // launcher starts `planc __capsule --roost DIR --session DIR MANIFEST`
-// (RunCapsule).
-const CapsuleCommand = "__capsule"
+// (RunChild).
+const Command = "__capsule"
 
-// The environment of a sub-capsule (runtime.md).
+// The environment of a sub-capsule (docs/capsules.md).
 const (
 	// EnvSpawnedBy is the parent's session id.
 	EnvSpawnedBy = "PLANC_SPAWNED_BY"
@@ -33,31 +35,41 @@ const (
 	// EnvObjectiveFile is the path of the objective's file, set for the
 	// entrypoint's command and its plan's steps.
 	EnvObjectiveFile = "PLANC_OBJECTIVE_FILE"
-	// EnvCapsuleGrace, a Go duration, replaces the 5 s between SIGTERM and
+	// EnvGrace, a Go duration, replaces the 5 s between SIGTERM and
 	// SIGKILL of an ended sub-capsule; for tests.
-	EnvCapsuleGrace = "PLANC_CAPSULE_GRACE"
+	EnvGrace = "PLANC_CAPSULE_GRACE"
 )
 
-// CapsuleGrace is the time between a sub-capsule's SIGTERM and the SIGKILL
-// of its leaf cgroup: shell.DefaultGrace (5 s, the seed's), unless
-// PLANC_CAPSULE_GRACE gives a positive Go duration.
-func CapsuleGrace() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv(EnvCapsuleGrace)); err == nil && d > 0 {
+// Grace is the time between a sub-capsule's SIGTERM and the SIGKILL of its
+// leaf cgroup: shell.DefaultGrace (5 s), unless PLANC_CAPSULE_GRACE gives
+// a positive Go duration.
+func Grace() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(EnvGrace)); err == nil && d > 0 {
 		return d
 	}
 	return shell.DefaultGrace
 }
 
-// capsuleStatus is one line a sub-capsule writes on its status pipe (fd 4):
+// statusOutcome is how a sub-capsule says it ended on its status pipe.
+type statusOutcome string
+
+// The outcomes of a status line.
+const (
+	statusCompleted statusOutcome = "completed"
+	statusFailed    statusOutcome = "failed"
+	statusCanceled  statusOutcome = "canceled"
+)
+
+// status is one line a sub-capsule writes on its status pipe (fd 4):
 // {"up": true} once it can be ended by SIGTERM, then its outcome.
-type capsuleStatus struct {
-	Up      bool   `json:"up,omitempty"`
-	Outcome string `json:"outcome,omitempty"` // completed, failed or canceled
-	Reason  string `json:"reason,omitempty"`
+type status struct {
+	Up      bool          `json:"up,omitempty"`
+	Outcome statusOutcome `json:"outcome,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
 }
 
-// CapsuleConfig is one sub-capsule run: `planc __capsule`.
-type CapsuleConfig struct {
+// ChildConfig is one sub-capsule run: `planc __capsule`.
+type ChildConfig struct {
 	// Manifest is the capsule's capsule.json in the roost; its relative
 	// paths start from its directory.
 	Manifest string
@@ -76,140 +88,189 @@ type CapsuleConfig struct {
 	// Stderr.
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
-	// Lifeline blocks reads while the spawner lives and ends (EOF or an
+	// Lifeline blocks reads while the parent lives and ends (EOF or an
 	// error) when it dies; nil for none.
 	Lifeline io.Reader
 	// Status receives the status lines for the launcher; nil for none.
 	Status io.Writer
 }
 
-// RunCapsule runs a sub-capsule and returns planc's exit status for it
-// (ExitCompleted, ExitFailed, ExitRefused, ExitCanceled). A command
-// entrypoint gets the objective on its standard input and answers on its
-// standard output; a plan entrypoint runs its plan with Run, under the
-// capsule's own manifest, and answers with the report JSON. Cancelling ctx
-// (SIGTERM) winds it down: session_end with exit_status canceled. When the
-// lifeline ends it writes spawner_ended, ends its work and returns without
-// session_end and without an outcome.
-func RunCapsule(ctx context.Context, cfg CapsuleConfig) int {
-	st := &statusWriter{w: cfg.Status}
-	fail := func(code int, err error) int { return capsuleFail(&cfg, st, code, err) }
+// PlanEntry is a plan entrypoint to run, checked against the capsule's
+// own manifest.
+type PlanEntry struct {
+	// Config is the sub-capsule's run, with WorkDir made absolute.
+	*ChildConfig
+	// Plan is the entrypoint's plan; Manifest the capsule's own, whose
+	// relative paths start from ManifestDir.
+	Plan        *check.Plan
+	Manifest    *ast.Manifest
+	ManifestDir string
+	// ParentEnded closes when the lifeline ends: the run then writes
+	// spawner_ended and no session_end.
+	ParentEnded <-chan struct{}
+}
+
+// PlanResult is what running a plan entrypoint gave.
+type PlanResult struct {
+	// Report is the plan's report; nil when nothing ran (the plan was
+	// refused).
+	Report *vm.Report
+	// Code is planc's exit status for a run with a report.
+	Code session.ExitCode
+	// Refused holds the diagnostics of a plan refused once its MCP
+	// servers' tools were known.
+	Refused []ast.Diagnostic
+}
+
+// PlanRunner runs a plan entrypoint the way `planc run` runs a plan
+// (host.Run, which host.RunCapsule passes in: this package cannot import
+// host, which imports it). The error beside a result with a report is the
+// runtime's own failure, said on standard error.
+type PlanRunner func(ctx context.Context, e PlanEntry) (PlanResult, error)
+
+// RunChild runs a sub-capsule and returns planc's exit status for it. A
+// command entrypoint gets the objective on its standard input and answers
+// on its standard output; a plan entrypoint runs its plan with runPlan,
+// under the capsule's own manifest, and answers with the report JSON.
+// Cancelling ctx (SIGTERM) winds it down: session_end with exit_status
+// canceled. When the lifeline ends it writes spawner_ended, ends its work
+// and returns without session_end and without an outcome.
+func RunChild(ctx context.Context, cfg ChildConfig, runPlan PlanRunner) session.ExitCode {
+	r := &child{cfg: &cfg, st: &statusWriter{w: cfg.Status}, manifestDir: filepath.Dir(cfg.Manifest)}
 	src, err := os.ReadFile(cfg.Manifest)
 	if err != nil {
-		return fail(ExitRefused, err)
+		return r.fail(session.ExitRefused, err)
 	}
-	m, err := LoadCapsuleManifest(cfg.Manifest, src)
-	if err != nil {
-		return fail(ExitRefused, err)
+	if r.m, err = LoadManifest(cfg.Manifest, src); err != nil {
+		return r.fail(session.ExitRefused, err)
 	}
-	if m.Entrypoint == nil {
-		return fail(ExitRefused, fmt.Errorf("%s has no entrypoint", cfg.Manifest))
+	if r.m.Entrypoint == nil {
+		return r.fail(session.ExitRefused, fmt.Errorf("%s has no entrypoint", cfg.Manifest))
 	}
 	objective, err := io.ReadAll(cfg.Stdin)
 	if err != nil {
-		return fail(ExitRefused, fmt.Errorf("reading the objective: %w", err))
+		return r.fail(session.ExitRefused, fmt.Errorf("reading the objective: %w", err))
 	}
-	if cfg.WorkDir, err = absDir(cfg.WorkDir); err != nil {
-		return fail(ExitRefused, err)
+	if cfg.WorkDir, err = session.AbsDir(cfg.WorkDir); err != nil {
+		return r.fail(session.ExitRefused, err)
 	}
 	if err := os.MkdirAll(cfg.SessionDir, 0o755); err != nil {
-		return fail(ExitRefused, err)
+		return r.fail(session.ExitRefused, err)
 	}
 	objPath, _ := filepath.Abs(filepath.Join(cfg.SessionDir, ObjectiveFile))
 	if _, err := os.Stat(objPath); errors.Is(err, fs.ErrNotExist) {
 		os.WriteFile(objPath, objective, 0o644)
 	}
 	os.Setenv(EnvObjectiveFile, objPath) // for the command, and the plan's steps
-	ended := watchLifeline(cfg.Lifeline)
-	manifestDir := filepath.Dir(cfg.Manifest)
-	if m.Entrypoint.Command != nil {
-		return runCommandCapsule(ctx, &cfg, st, m, manifestDir, objective, ended)
+	r.ended = watchLifeline(cfg.Lifeline)
+	if r.m.Entrypoint.Command != nil {
+		return r.command(ctx, objective)
 	}
-	return runPlanCapsule(ctx, &cfg, st, m, manifestDir, ended)
+	return r.plan(ctx, runPlan)
 }
 
-// runPlanCapsule runs a plan entrypoint with Run and answers with its
-// report JSON.
-func runPlanCapsule(ctx context.Context, cfg *CapsuleConfig, st *statusWriter, m *ast.Manifest, manifestDir string, ended <-chan struct{}) int {
-	planPath := m.Entrypoint.Plan
+// child is one sub-capsule run, seen from inside: what its entrypoints
+// share.
+type child struct {
+	cfg         *ChildConfig
+	st          *statusWriter
+	m           *ast.Manifest
+	manifestDir string
+	ended       <-chan struct{} // the lifeline ended
+}
+
+// info is the sub-capsule's session.json.
+func (r *child) info() session.Info {
+	return session.NewInfo(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+}
+
+// plan runs a plan entrypoint with runPlan and answers with its report
+// JSON. The entrypoint plan is the capsule's own: running it needs no
+// submit-plan grant.
+func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
+	planPath := r.m.Entrypoint.Plan
 	if !filepath.IsAbs(planPath) {
-		planPath = filepath.Join(manifestDir, planPath)
+		planPath = filepath.Join(r.manifestDir, planPath)
 	}
-	// The entrypoint plan is the capsule's own: running it needs no
-	// submit-plan grant.
-	m.Capabilities.PlanSubmit = true
-	st.send(capsuleStatus{Up: true})
+	r.st.send(status{Up: true})
 	src, err := os.ReadFile(planPath)
-	var res *Result
-	if err == nil {
-		res, err = Run(ctx, Config{
-			Plan: src, Manifest: m, ManifestDir: manifestDir, WorkDir: cfg.WorkDir,
-			SessionDir: cfg.SessionDir, Roost: cfg.Roost,
-			SpawnedBy: cfg.SpawnedBy, DelegationID: cfg.DelegationID, SpawnerEnded: ended,
-			Notice: func(s string) { fmt.Fprintf(cfg.Stderr, "planc %s: %s\n", CapsuleCommand, s) },
-		})
-	} else {
-		err = fmt.Errorf("its entrypoint plan: %w", err)
+	if err != nil {
+		return r.refused(fmt.Errorf("its entrypoint plan: %w", err))
 	}
-	if res == nil {
-		var re *RefusedError
-		if errors.As(err, &re) && len(re.Diagnostics) > 0 {
-			for _, d := range re.Diagnostics {
-				if d.Severity == ast.Error {
-					err = fmt.Errorf("its entrypoint plan %s is refused: %d:%d: %s [%s]", m.Entrypoint.Plan, d.Span.Start.Line, d.Span.Start.Col, d.Message, d.Code)
-					break
-				}
-			}
+	plan, ds := check.Load(src, check.CapabilitiesOf(r.m))
+	if plan == nil {
+		return r.refused(r.planRefusal(ds))
+	}
+	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Manifest: r.m, ManifestDir: r.manifestDir, ParentEnded: r.ended})
+	if res.Report == nil {
+		if len(res.Refused) > 0 {
+			err = r.planRefusal(res.Refused)
 		}
-		recordRefusal(cfg, m)
-		return capsuleFail(cfg, st, ExitStatus(res, err), err)
+		return r.refused(err)
 	}
-	enc := json.NewEncoder(cfg.Stdout)
+	enc := json.NewEncoder(r.cfg.Stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if werr := enc.Encode(res.Report); werr != nil {
-		return capsuleFail(cfg, st, ExitFailed, fmt.Errorf("writing the answer: %w", werr))
+		return r.fail(session.ExitFailed, fmt.Errorf("writing the answer: %w", werr))
 	}
 	if err != nil {
-		fmt.Fprintf(cfg.Stderr, "planc %s: %v\n", CapsuleCommand, err)
+		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", Command, err)
 	}
-	switch res.Status {
-	case ExitCompleted:
-		st.send(capsuleStatus{Outcome: DelegationCompleted})
-	case ExitCanceled:
-		st.send(capsuleStatus{Outcome: ExitStatusCanceled, Reason: "it was cancelled: " + res.Report.Summary})
+	switch res.Code {
+	case session.ExitCompleted:
+		r.st.send(status{Outcome: statusCompleted})
+	case session.ExitCanceled:
+		r.st.send(status{Outcome: statusCanceled, Reason: "it was cancelled: " + res.Report.Summary})
 	default:
-		st.send(capsuleStatus{Outcome: DelegationFailed, Reason: "its plan did not complete: " + res.Report.Summary})
+		r.st.send(status{Outcome: statusFailed, Reason: "its plan did not complete: " + res.Report.Summary})
 	}
-	return res.Status
+	return res.Code
 }
 
-// capsuleFail reports a sub-capsule's failure on standard error and the
-// status pipe, and returns code.
-func capsuleFail(cfg *CapsuleConfig, st *statusWriter, code int, err error) int {
-	fmt.Fprintf(cfg.Stderr, "planc %s: %v\n", CapsuleCommand, err)
-	st.send(capsuleStatus{Outcome: DelegationFailed, Reason: err.Error()})
+// planRefusal is the error of an entrypoint plan refused for ds: its
+// first error, with its position.
+func (r *child) planRefusal(ds []ast.Diagnostic) error {
+	for _, d := range ds {
+		if d.Severity == ast.Error {
+			return fmt.Errorf("its entrypoint plan %s is refused: %d:%d: %s [%s]", r.m.Entrypoint.Plan, d.Span.Start.Line, d.Span.Start.Col, d.Message, d.Code)
+		}
+	}
+	return fmt.Errorf("its entrypoint plan %s is refused", r.m.Entrypoint.Plan)
+}
+
+// refused ends a sub-capsule whose plan was refused before it ran.
+func (r *child) refused(err error) session.ExitCode {
+	r.recordRefusal()
+	return r.fail(session.ExitRefused, err)
+}
+
+// fail reports a sub-capsule's failure on standard error and the status
+// pipe, and returns code.
+func (r *child) fail(code session.ExitCode, err error) session.ExitCode {
+	fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", Command, err)
+	r.st.send(status{Outcome: statusFailed, Reason: err.Error()})
 	return code
 }
 
-// recordRefusal gives a sub-capsule whose plan was refused before Run
-// opened its session a session all the same, with session_start and
+// recordRefusal gives a sub-capsule whose plan was refused before its
+// session was opened a session all the same, with session_start and
 // session_end failed, so that its delegation directory says who it was.
-func recordRefusal(cfg *CapsuleConfig, m *ast.Manifest) {
-	if _, err := os.Stat(filepath.Join(cfg.SessionDir, SessionFile)); err == nil {
-		return // Run opened the session and closed it
+func (r *child) recordRefusal() {
+	if _, err := os.Stat(filepath.Join(r.cfg.SessionDir, session.InfoFile)); err == nil {
+		return // the run opened the session and closed it
 	}
-	sess, err := OpenSession(cfg.SessionDir, SessionInfo{Capsule: m.Name, Version: m.Version, SpawnedBy: nullable(cfg.SpawnedBy), DelegationID: nullable(cfg.DelegationID)})
+	sess, err := session.Open(r.cfg.SessionDir, r.info())
 	if err != nil {
 		return
 	}
-	tr, err := OpenTrace(filepath.Join(sess.Dir, TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
 	if err != nil {
 		return
 	}
 	defer tr.Close()
-	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
-	tr.SessionEnd(ExitStatusFailed)
+	tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+	tr.SessionEnd(session.EndFailed)
 }
 
 // statusWriter writes status lines, one write each; errors are dropped
@@ -219,7 +280,8 @@ type statusWriter struct {
 	w  io.Writer
 }
 
-func (s *statusWriter) send(st capsuleStatus) {
+// send writes st as one line.
+func (s *statusWriter) send(st status) {
 	if s.w == nil {
 		return
 	}
@@ -229,7 +291,7 @@ func (s *statusWriter) send(st capsuleStatus) {
 	s.w.Write(append(b, '\n'))
 }
 
-// watchLifeline returns a channel closed when r ends: the spawner died.
+// watchLifeline returns a channel closed when r ends: the parent died.
 // nil r gives a nil channel, which never closes.
 func watchLifeline(r io.Reader) <-chan struct{} {
 	if r == nil {
@@ -241,83 +303,4 @@ func watchLifeline(r io.Reader) <-chan struct{} {
 		close(ch)
 	}()
 	return ch
-}
-
-// nullable is s as session.json's nullable string: nil for "".
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// spawnerWatch is Run's watch over a sub-capsule's lifeline
-// (Config.SpawnerEnded).
-type spawnerWatch struct {
-	ended atomic.Bool
-	stop  chan struct{}
-	done  chan struct{}
-}
-
-// watchSpawner watches cfg.SpawnerEnded for Run: when it closes, the
-// spawner is gone, so it writes spawner_ended, cancels the plan and, a
-// grace period later, aborts it (it wraps cfg.Abort to do so): nothing
-// waits for this sub-capsule's work any more. The returned context is
-// Run's from then on.
-func watchSpawner(ctx context.Context, cfg *Config, tr *Trace) (context.Context, *spawnerWatch) {
-	w := &spawnerWatch{stop: make(chan struct{}), done: make(chan struct{})}
-	if cfg.SpawnerEnded == nil {
-		close(w.done)
-		return ctx, w
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	orig, abort := cfg.Abort, make(chan struct{})
-	cfg.Abort = abort
-	go func() {
-		defer close(w.done)
-		defer cancel()
-		var once sync.Once
-		closeAbort := func() { once.Do(func() { close(abort) }) }
-		ended := cfg.SpawnerEnded
-		var grace <-chan time.Time
-		for {
-			select {
-			case <-orig:
-				orig = nil
-				closeAbort()
-			case <-ended:
-				ended = nil
-				w.ended.Store(true)
-				tr.SpawnerEnded()
-				cancel()
-				t := time.NewTimer(CapsuleGrace())
-				defer t.Stop()
-				grace = t.C
-			case <-grace:
-				grace = nil
-				closeAbort()
-			case <-w.stop:
-				select {
-				case <-ended: // it ended as the plan did: still say so
-					w.ended.Store(true)
-					tr.SpawnerEnded()
-				default:
-				}
-				return
-			}
-		}
-	}()
-	return ctx, w
-}
-
-// close stops the watch and reports whether the spawner ended: then Run
-// writes no session_end.
-func (w *spawnerWatch) close() bool {
-	select {
-	case <-w.stop:
-	default:
-		close(w.stop)
-	}
-	<-w.done
-	return w.ended.Load()
 }

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"bytes"
@@ -10,53 +10,53 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
-// runCommandCapsule runs a command entrypoint inside this sub-capsule's
-// planc (which is in the step's leaf cgroup): the objective on its
-// standard input, its standard output the answer. It runs in a process
-// group of its own: SIGTERM to this planc is passed on to that group, and
-// whatever the group leaves is killed when the command ends.
-func runCommandCapsule(ctx context.Context, cfg *CapsuleConfig, st *statusWriter, m *ast.Manifest, manifestDir string, objective []byte, ended <-chan struct{}) int {
-	sess, err := OpenSession(cfg.SessionDir, SessionInfo{Capsule: m.Name, Version: m.Version, SpawnedBy: nullable(cfg.SpawnedBy), DelegationID: nullable(cfg.DelegationID)})
+// command runs a command entrypoint inside this sub-capsule's planc
+// (which is in the step's leaf cgroup): the objective on its standard
+// input, its standard output the answer. It runs in a process group of its
+// own: SIGTERM to this planc is passed on to that group, and whatever the
+// group leaves is killed when the command ends.
+func (r *child) command(ctx context.Context, objective []byte) session.ExitCode {
+	sess, err := session.Open(r.cfg.SessionDir, r.info())
 	if err != nil {
-		return capsuleFail(cfg, st, ExitRefused, fmt.Errorf("session: %w", err))
+		return r.fail(session.ExitRefused, fmt.Errorf("session: %w", err))
 	}
-	tr, err := OpenTrace(filepath.Join(sess.Dir, TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
 	if err != nil {
-		return capsuleFail(cfg, st, ExitRefused, fmt.Errorf("trace: %w", err))
+		return r.fail(session.ExitRefused, fmt.Errorf("trace: %w", err))
 	}
 	defer tr.Close()
-	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
-	st.send(capsuleStatus{Up: true})
+	tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+	r.st.send(status{Up: true})
 	// The outcome goes to the launcher only: standard error is the
 	// command's, whose last line the launcher adds to a failure's reason.
-	end := func(status string, code int, s capsuleStatus) int {
-		tr.SessionEnd(status)
-		st.send(s)
+	end := func(code session.ExitCode, s status) session.ExitCode {
+		tr.SessionEnd(code.EndStatus())
+		r.st.send(s)
 		return code
 	}
 
-	argv := m.Entrypoint.Command
-	path, err := shell.Resolve(argv[0], manifestDir)
+	argv := r.m.Entrypoint.Command
+	path, err := shell.Resolve(argv[0], r.manifestDir)
 	if err != nil {
-		return end(ExitStatusFailed, ExitFailed, capsuleStatus{Outcome: DelegationFailed, Reason: "its command: " + err.Error()})
+		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
 	if ctx.Err() != nil {
-		return end(ExitStatusCanceled, ExitCanceled, capsuleStatus{Outcome: ExitStatusCanceled, Reason: "it was cancelled before its command started"})
+		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled before its command started"})
 	}
 	cmd := &exec.Cmd{
-		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: cfg.WorkDir,
-		Stdin: bytes.NewReader(objective), Stdout: cfg.Stdout, Stderr: cfg.Stderr,
+		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: r.cfg.WorkDir,
+		Stdin: bytes.NewReader(objective), Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 		// A process the command left holding its standard streams must
 		// not keep Wait: the group is killed after it anyway.
 		WaitDelay: time.Second,
 	}
 	if err := cmd.Start(); err != nil {
-		return end(ExitStatusFailed, ExitFailed, capsuleStatus{Outcome: DelegationFailed, Reason: "its command: " + err.Error()})
+		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
 	pgid := cmd.Process.Pid
 	defer syscall.Kill(-pgid, syscall.SIGKILL) // whatever the command left in its group
@@ -64,9 +64,9 @@ func runCommandCapsule(ctx context.Context, cfg *CapsuleConfig, st *statusWriter
 	go func() { done <- cmd.Wait() }()
 
 	var werr error
-	canceled, spawnerGone := false, false
+	canceled, parentGone := false, false
 	var kill <-chan time.Time
-	ctxDone := ctx.Done()
+	ctxDone, ended := ctx.Done(), r.ended
 wait:
 	for {
 		select {
@@ -79,10 +79,10 @@ wait:
 			syscall.Kill(-pgid, syscall.SIGTERM)
 		case <-ended:
 			// Nobody will kill the leaf now: this planc does it.
-			ended, spawnerGone = nil, true
-			tr.SpawnerEnded()
+			ended, parentGone = nil, true
+			tr.ParentEnded()
 			syscall.Kill(-pgid, syscall.SIGTERM)
-			t := time.NewTimer(CapsuleGrace())
+			t := time.NewTimer(Grace())
 			defer t.Stop()
 			kill = t.C
 		case <-kill:
@@ -91,14 +91,14 @@ wait:
 		}
 	}
 	switch {
-	case spawnerGone:
-		return ExitCanceled // spawner_ended, and no session_end
+	case parentGone:
+		return session.ExitCanceled // spawner_ended, and no session_end
 	case canceled:
-		return end(ExitStatusCanceled, ExitCanceled, capsuleStatus{Outcome: ExitStatusCanceled, Reason: "it was cancelled; its command " + waitText(werr)})
+		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled; its command " + waitText(werr)})
 	case werr != nil:
-		return end(ExitStatusFailed, ExitFailed, capsuleStatus{Outcome: DelegationFailed, Reason: fmt.Sprintf("its command %s %s", argv[0], waitText(werr))})
+		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: fmt.Sprintf("its command %s %s", argv[0], waitText(werr))})
 	}
-	return end(ExitStatusOK, ExitCompleted, capsuleStatus{Outcome: DelegationCompleted})
+	return end(session.ExitCompleted, status{Outcome: statusCompleted})
 }
 
 // waitText says how a command's Wait error ended it: "exited with status

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/vm"
 )
@@ -34,19 +35,17 @@ const (
 // a capsule that spawns itself fails a step instead of filling the machine.
 const MaxDelegationDepth = 16
 
-// delegations is one plan's capsule steps: the roost they spawn from, and
-// the delegations the cancel ended, which the task closes at plan_end.
-type delegations struct {
-	roost   Roost
-	spawner string   // the spawning capsule's name
-	allow   []string // its capabilities.spawn.allow
-	depth   int      // this session's depth: 0 at top level
-	session *Session
-	planN   int
-	workDir string
-	trace   *Trace
-	grace   time.Duration
-	exe     string // the planc to start as `planc __capsule`; "" is this one
+// Launcher starts the sub-capsules of one plan's capsule steps: the roost
+// they spawn from, and the delegations the cancel ended, whose terminal
+// lines BeforeTrace writes at plan_end.
+type Launcher struct {
+	task  *session.Task
+	roost Roost
+	from  string   // the spawning capsule's name
+	allow []string // its capabilities.spawn.allow
+	depth int      // this session's depth: 0 at top level
+	grace time.Duration
+	exe   string // the planc to start as `planc __capsule`; "" is this one
 
 	mu    sync.Mutex
 	ended []endedDelegation // ended by the cancel, in the order they ended
@@ -56,52 +55,51 @@ type delegations struct {
 // the task's to write, after task_canceled.
 type endedDelegation struct{ planID, stepID, id string }
 
-// newDelegations prepares the capsule steps of plan n of sess.
-func newDelegations(cfg *Config, m *ast.Manifest, workDir string, sess *Session, n int, tr *Trace) *delegations {
-	roost := cfg.Roost
+// NewLauncher prepares the capsule steps of task, whose capsule is m:
+// they spawn from the roost at dir ("" is the task's working directory's
+// roost/), at the depth $PLANC_DELEGATION_DEPTH says this planc runs at.
+func NewLauncher(task *session.Task, m *ast.Manifest, roost string) *Launcher {
 	if roost == "" {
-		roost = filepath.Join(workDir, DefaultRoostDir)
+		roost = filepath.Join(task.WorkDir, DefaultRoostDir)
 	}
 	depth, _ := strconv.Atoi(os.Getenv(EnvDelegationDepth))
-	return &delegations{
-		roost: Roost{Dir: roost}, spawner: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
-		depth: max(depth, 0), session: sess, planN: n, workDir: workDir, trace: tr, grace: CapsuleGrace(),
+	return &Launcher{
+		task: task, roost: Roost{Dir: roost}, from: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
+		depth: max(depth, 0), grace: Grace(),
 	}
 }
-
-// TaskID names the task running plan n of a session in task_canceled and
-// task_end: "plan-<n>". A `planc run` is one submit-plan call, so its task
-// and its plan file share the number.
-func TaskID(n int) string { return "plan-" + strconv.Itoa(n) }
 
 // delegationID names the delegation of one attempt of a capsule step:
 // plan-<n>-<step>-<attempt>, where <step> is the step id made safe for a
 // file name as outputs/ does it. It is unique in the session (plan numbers
 // are) and names the directory delegations/<id>/.
-func (d *delegations) delegationID(c vm.Call) string {
-	step := strings.TrimSuffix(outputName(c.Step.ID, c.Index), ".txt")
-	return TaskID(d.planN) + "-" + step + "-" + strconv.Itoa(c.Attempt)
+func (d *Launcher) delegationID(c vm.Call) string {
+	step := strings.TrimSuffix(session.OutputName(c.Step.ID, c.Index), ".txt")
+	return d.task.ID() + "-" + step + "-" + strconv.Itoa(c.Attempt)
 }
 
-// processStarter is a scope that can start a sub-capsule in a leaf cgroup
-// of its own: host/shell's *Scope.
-type processStarter interface {
+// Starter is a scope that can start a sub-capsule in a leaf cgroup of its
+// own: host/shell's *Scope.
+type Starter interface {
 	StartProcess(cmd *exec.Cmd, kind string) (*shell.Process, error)
 }
 
-// spawn runs one attempt of a capsule step (runtime.md, "Capsules, the
-// roost and delegations"): the roost resolves the capsule, a child `planc
-// __capsule` starts in a leaf cgroup of the plan's scope with its session
-// in delegations/<id>/, and its answer comes back cut to 64 KiB (S20). On
-// the plan's cancel the child gets SIGTERM (once it is up) and its leaf
-// SIGKILL a grace period later; the delegation's terminal line is then the
-// task's, at plan_end.
-func (d *delegations) spawn(ctx context.Context, scope shellScope, c vm.Call) (string, error) {
-	starter, ok := scope.(processStarter)
-	if d == nil || !ok {
-		return "", errors.New(CapsuleUnsupported)
+// Unsupported is the error of a capsule step when the plan's scope cannot
+// start sub-capsules (a scope that is not host/shell's).
+const Unsupported = "capsule steps are not supported by this runtime yet"
+
+// Spawn runs one attempt of a capsule step (docs/capsules.md): the roost
+// resolves the capsule, a child `planc __capsule` starts in a leaf cgroup
+// of the plan's scope (st) with its session in delegations/<id>/, and its
+// answer comes back cut to 64 KiB (S20). On the plan's cancel the child
+// gets SIGTERM (once it is up) and its leaf SIGKILL a grace period later;
+// the delegation's terminal line is then the task's, at plan_end. A nil st
+// fails the step with Unsupported.
+func (d *Launcher) Spawn(ctx context.Context, st Starter, c vm.Call) (string, error) {
+	if d == nil || st == nil {
+		return "", errors.New(Unsupported)
 	}
-	rc, err := d.roost.Resolve(c.Step.Target, d.spawner, d.allow)
+	rc, err := d.roost.Resolve(c.Step.Target, d.from, d.allow)
 	if err != nil {
 		return "", err
 	}
@@ -115,31 +113,31 @@ func (d *delegations) spawn(ctx context.Context, scope shellScope, c vm.Call) (s
 		}
 	}
 	id := d.delegationID(c)
-	dir := filepath.Join(d.session.Dir, DelegationsDir, id)
-	ch, err := d.start(starter, exe, rc, id, dir, c.Objective)
+	dir := filepath.Join(d.task.Session.Dir, session.DelegationsDir, id)
+	ch, err := d.start(st, exe, rc, id, dir, c.Objective)
 	if err != nil {
 		return "", fmt.Errorf("cannot spawn %q: %w", rc.Name, err)
 	}
 	canceled := ch.watch(ctx, d.grace, func() {
-		d.trace.DelegationStart(c.PlanID, c.Step.ID, id, rc.Name, rc.Version, ch.p.Pid())
+		d.task.Trace.DelegationStart(c.PlanID, c.Step.ID, id, rc.Name, rc.Version, ch.p.Pid())
 	})
 	answer, aerr := d.answer(dir)
 	if canceled || ctx.Err() != nil {
-		// The seed's numbered list: the child has exited, so the
+		// docs/capsules.md, "Cancel": the child has exited, so the
 		// launcher writes completion.json; the task writes
 		// task_canceled and then this delegation's line (plan_end).
-		err := writeCompletion(dir, launcherEnded)
+		err := session.WriteCompletion(dir, session.LauncherEnded)
 		d.mu.Lock()
 		d.ended = append(d.ended, endedDelegation{c.PlanID, c.Step.ID, id})
 		d.mu.Unlock()
 		return answer, errors.Join(errors.New(vm.CapsuleEnded), err)
 	}
 	outcome, reason := ch.judge(dir)
-	if aerr != nil && outcome == DelegationCompleted {
-		outcome, reason = DelegationFailed, aerr.Error()
+	if aerr != nil && outcome == session.DelegationCompleted {
+		outcome, reason = session.DelegationFailed, aerr.Error()
 	}
-	d.trace.Delegation(c.PlanID, c.Step.ID, id, outcome, reason)
-	if outcome != DelegationCompleted {
+	d.task.Trace.Delegation(c.PlanID, c.Step.ID, id, outcome, reason)
+	if outcome != session.DelegationCompleted {
 		return answer, fmt.Errorf("sub-capsule %s (delegation %s) failed: %s", rc.Name, id, reason)
 	}
 	return answer, nil
@@ -147,7 +145,7 @@ func (d *delegations) spawn(ctx context.Context, scope shellScope, c vm.Call) (s
 
 // answer returns the child's answer from answer.txt, cut at 64 KiB and
 // marked when longer (S20); the file keeps it whole.
-func (d *delegations) answer(dir string) (string, error) {
+func (d *Launcher) answer(dir string) (string, error) {
 	path := filepath.Join(dir, AnswerFile)
 	f, err := os.Open(path)
 	if err != nil {
@@ -158,23 +156,23 @@ func (d *delegations) answer(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("its answer cannot be read: %w", err)
 	}
-	buf := make([]byte, OutputLimit+utf8.UTFMax)
+	buf := make([]byte, session.OutputLimit+utf8.UTFMax)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return "", fmt.Errorf("its answer cannot be read: %w", err)
 	}
 	s := string(buf[:n])
-	if fi.Size() <= OutputLimit {
+	if fi.Size() <= session.OutputLimit {
 		return s, nil
 	}
-	return s[:cutPoint(s, OutputLimit)] + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", fi.Size(), shownPath(d.workDir, path)), nil
+	return session.CutMark(s, session.OutputLimit, fi.Size(), session.ShownPath(d.task.WorkDir, path)), nil
 }
 
-// beforeTrace runs before the host writes e: before plan_end of a
+// BeforeTrace runs before the host writes e: before plan_end of a
 // cancelled task it writes task_canceled naming the delegations the
 // cancel ended, their terminal delegation lines, and task_end
-// (runtime.md's order; the seed's numbered list, items 3 and 4).
-func (d *delegations) beforeTrace(e vm.Event) {
+// (docs/trace.md, "Order"; docs/capsules.md, "Cancel", items 3 and 4).
+func (d *Launcher) BeforeTrace(e vm.Event) {
 	if d == nil || e.Kind != vm.PlanEnd {
 		return
 	}
@@ -188,12 +186,12 @@ func (d *delegations) beforeTrace(e vm.Event) {
 	for i, x := range ended {
 		ids[i] = x.id
 	}
-	task := TaskID(d.planN)
-	d.trace.TaskCanceled(task, ids)
+	task, tr := d.task.ID(), d.task.Trace
+	tr.TaskCanceled(task, ids)
 	for _, x := range ended {
-		d.trace.Delegation(x.planID, x.stepID, x.id, DelegationTerminated, ReasonTaskCanceled)
+		tr.Delegation(x.planID, x.stepID, x.id, session.DelegationTerminated, session.ReasonTaskCanceled)
 	}
-	d.trace.TaskEnd(task, ExitStatusCanceled)
+	tr.TaskEnd(task, session.TaskEndCanceled)
 }
 
 // withoutEnv returns env without the variables named.
@@ -227,7 +225,7 @@ func lastLine(path string) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if len(last) > 200 {
-		last = last[:cutPoint(last, 200)] + "…"
+		last = last[:session.CutPoint(last, 200)] + "…"
 	}
 	return last
 }

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
@@ -51,18 +53,18 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 			t.Errorf("close the scope: %v", err)
 		}
 	}()
-	sess, err := CreateSession(filepath.Join(dir, "sessions"), SessionInfo{Capsule: "local/top", Version: "0.1.0"})
+	sess, err := session.Create(filepath.Join(dir, "sessions"), session.Info{Capsule: "local/top", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := OpenTrace(filepath.Join(sess.Dir, TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	roost := writeRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
-	d := &delegations{roost: Roost{Dir: roost}, spawner: "local/top", allow: []string{"local/worker"},
-		session: sess, planN: 1, workDir: dir, trace: tr, grace: time.Second, exe: exe}
+	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
+	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
+	d := &Launcher{task: task, roost: Roost{Dir: roost}, from: "local/top", allow: []string{"local/worker"}, grace: time.Second, exe: exe}
 
 	for i, up := range []string{"0.4", "never"} {
 		log := filepath.Join(dir, "log-"+up)
@@ -72,7 +74,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 		cancel() // the cancel lands while the child starts
 		c := vm.Call{PlanID: "p", Index: i, Attempt: 1, Step: &ir.Step{ID: "w" + strconv.Itoa(i), Kind: ir.KindCapsule, Target: "worker"}}
 		start := time.Now()
-		_, err := d.spawn(ctx, sc, c)
+		_, err := d.Spawn(ctx, sc, c)
 		took := time.Since(start)
 		if err == nil || !strings.HasPrefix(err.Error(), vm.CapsuleEnded) {
 			t.Errorf("%s: err %v", up, err)
@@ -91,7 +93,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 				t.Errorf("up: log %q after %v", b, took)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(sess.Dir, DelegationsDir, id, CompletionFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(sess.Dir, session.DelegationsDir, id, session.CompletionFile)); err != nil {
 			t.Errorf("%s: %v", up, err)
 		}
 		if n := len(d.ended); n != i+1 || d.ended[n-1].id != id {
@@ -100,7 +102,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 	}
 	tr.Close()
 	var got []string
-	_, objs := readTrace(t, filepath.Join(sess.Dir, TraceFile))
+	objs := testkit.TraceLines(t, filepath.Join(sess.Dir, session.TraceFile))
 	for _, o := range objs {
 		got = append(got, o["event"].(string)+" "+o["delegation_id"].(string))
 	}

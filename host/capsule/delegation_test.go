@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"encoding/json"
@@ -10,78 +10,31 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
-
-// withoutTS drops ts from decoded trace lines, checking its form.
-func withoutTS(t *testing.T, objs []map[string]any) []map[string]any {
-	t.Helper()
-	for i, o := range objs {
-		if ts, _ := o["ts"].(string); !tsPattern.MatchString(ts) {
-			t.Errorf("line %d: ts %q", i+1, o["ts"])
-		}
-		delete(o, "ts")
-	}
-	return objs
-}
-
-func TestDelegationTraceLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
-	tr, err := OpenTrace(path, "s-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr.DelegationStart("p", "w", "plan-1-w-1", "local/worker", "0.1.0", 4242)
-	tr.Delegation("p", "w", "plan-1-w-1", DelegationCompleted, "")
-	tr.Delegation("p", "w", "plan-1-w-2", DelegationFailed, `its command "x" exited with status 3`)
-	tr.TaskCanceled("plan-1", nil)
-	tr.TaskCanceled("plan-2", []string{"a", "b"})
-	tr.TaskEnd("plan-2", "canceled")
-	tr.SpawnerEnded()
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	raw, objs := readTrace(t, path)
-	want := []map[string]any{
-		{"event": "delegation_start", "session": "s-1", "plan_id": "p", "step_id": "w", "delegation_id": "plan-1-w-1", "capsule": "local/worker", "version": "0.1.0", "pid": 4242.0},
-		{"event": "delegation", "session": "s-1", "plan_id": "p", "step_id": "w", "delegation_id": "plan-1-w-1", "outcome": "completed", "reason": nil},
-		{"event": "delegation", "session": "s-1", "plan_id": "p", "step_id": "w", "delegation_id": "plan-1-w-2", "outcome": "failed", "reason": `its command "x" exited with status 3`},
-		{"event": "task_canceled", "session": "s-1", "task_id": "plan-1", "delegation_ids": []any{}},
-		{"event": "task_canceled", "session": "s-1", "task_id": "plan-2", "delegation_ids": []any{"a", "b"}},
-		{"event": "task_end", "session": "s-1", "task_id": "plan-2", "outcome": "canceled"},
-		{"event": "spawner_ended", "session": "s-1"},
-	}
-	if diff := cmp.Diff(want, withoutTS(t, objs)); diff != "" {
-		t.Errorf("trace (-want +got):\n%s", diff)
-	}
-	// ts, event and session lead every line, in that order.
-	for _, l := range raw {
-		if !regexpMatch(`\{"ts":"[^"]+","event":"[a-z_]+","session":"s-1"(,.*)?\}`, l) {
-			t.Errorf("line %s", l)
-		}
-	}
-}
 
 // TestTaskLines: before plan_end of a cancelled task come task_canceled
 // with the ended delegations, their terminal lines, and task_end; a plan
 // that was not cancelled gets none.
 func TestTaskLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
-	tr, err := OpenTrace(path, "s-1")
+	path := filepath.Join(t.TempDir(), session.TraceFile)
+	tr, err := session.OpenTrace(path, "s-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &delegations{trace: tr, planN: 2}
-	d.beforeTrace(vm.Event{Kind: vm.PlanStep})
-	d.beforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Completed})
-	d.beforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled})
+	d := &Launcher{task: &session.Task{Trace: tr, Plan: &session.PlanFile{N: 2}}}
+	d.BeforeTrace(vm.Event{Kind: vm.PlanStep})
+	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Completed})
+	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled})
 	// After a fail-stop the outcome stays failed, but a capsule the
 	// cancel ended is closed all the same (docs/vm.md, decision 12).
 	d.ended = []endedDelegation{{"p", "b", "plan-2-b-1"}, {"p", "a", "plan-2-a-1"}}
-	d.beforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Failed})
+	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Failed})
 	tr.Close()
-	_, objs := readTrace(t, path)
+	objs := testkit.TraceLines(t, path)
 	var got []string
 	for _, o := range objs {
 		b, _ := json.Marshal(map[string]any{"task": o["task_id"], "ids": o["delegation_ids"], "d": o["delegation_id"], "outcome": o["outcome"], "reason": o["reason"]})
@@ -98,12 +51,12 @@ func TestTaskLines(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
-	var nilD *delegations
-	nilD.beforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled}) // no capsule machinery: nothing
+	var nilD *Launcher
+	nilD.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled}) // no capsule machinery: nothing
 }
 
 func TestDelegationID(t *testing.T) {
-	d := &delegations{planN: 3}
+	d := &Launcher{task: &session.Task{Plan: &session.PlanFile{N: 3}}}
 	for _, tt := range []struct {
 		id      string
 		index   int
@@ -126,16 +79,16 @@ func TestDelegationID(t *testing.T) {
 // marked; answer.txt keeps it whole.
 func TestAnswerCut(t *testing.T) {
 	work := t.TempDir()
-	dir := filepath.Join(work, "sess", DelegationsDir, "plan-1-w-1")
+	dir := filepath.Join(work, "sess", session.DelegationsDir, "plan-1-w-1")
 	os.MkdirAll(dir, 0o755)
-	d := &delegations{workDir: work}
-	whole := strings.Repeat("a", OutputLimit-1) + "é" + strings.Repeat("z", 100)
+	d := &Launcher{task: &session.Task{WorkDir: work}}
+	whole := strings.Repeat("a", session.OutputLimit-1) + "é" + strings.Repeat("z", 100)
 	os.WriteFile(filepath.Join(dir, AnswerFile), []byte(whole), 0o644)
 	got, err := d.answer(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Repeat("a", OutputLimit-1) + "\n[cut: 65637 bytes in all; whole text at sess/delegations/plan-1-w-1/answer.txt]"
+	want := strings.Repeat("a", session.OutputLimit-1) + "\n[cut: 65637 bytes in all; whole text at sess/delegations/plan-1-w-1/answer.txt]"
 	if got != want {
 		t.Errorf("cut answer ends %q", got[len(got)-120:])
 	}
@@ -145,35 +98,22 @@ func TestAnswerCut(t *testing.T) {
 	}
 }
 
-func TestCompletionFile(t *testing.T) {
-	dir := t.TempDir()
-	if err := writeCompletion(dir, launcherEnded); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := os.ReadFile(filepath.Join(dir, CompletionFile))
-	if string(b) != `{"status":"terminated","reported_by":"launcher","detail":"the parent ended this delegation"}`+"\n" {
-		t.Errorf("completion.json %s", b)
-	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
-		t.Errorf("left %v", ents)
-	}
-}
-
-func TestCapsuleGrace(t *testing.T) {
+func TestGrace(t *testing.T) {
 	for env, want := range map[string]time.Duration{"": 5 * time.Second, "300ms": 300 * time.Millisecond, "x": 5 * time.Second, "-1s": 5 * time.Second} {
-		t.Setenv(EnvCapsuleGrace, env)
-		if got := CapsuleGrace(); got != want {
+		t.Setenv(EnvGrace, env)
+		if got := Grace(); got != want {
 			t.Errorf("%q: %v", env, got)
 		}
 	}
 }
 
-// TestSpawnWithoutStarter: a scope that cannot start sub-capsules (the
-// fake one of the tests) fails the step before the roost is asked.
+// TestSpawnWithoutStarter: without a scope that can start sub-capsules
+// (host's fake one in its tests) the step fails before the roost is
+// asked.
 func TestSpawnWithoutStarter(t *testing.T) {
-	d := &delegations{}
+	d := &Launcher{}
 	c := vm.Call{Step: &ir.Step{ID: "w", Kind: ir.KindCapsule, Target: "worker"}, Attempt: 1}
-	if _, err := d.spawn(t.Context(), newFakeScope(), c); err == nil || err.Error() != CapsuleUnsupported {
+	if _, err := d.Spawn(t.Context(), nil, c); err == nil || err.Error() != Unsupported {
 		t.Errorf("err %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"bufio"
@@ -13,24 +13,25 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
-// child is one started sub-capsule, seen from its launcher.
-type child struct {
+// launched is one started sub-capsule, seen from its launcher.
+type launched struct {
 	cmd      *exec.Cmd
 	p        *shell.Process
 	lifeline *os.File // the write end: closed once the child has exited
 	up       chan struct{}
-	end      chan capsuleStatus // its outcome line, if it wrote one
-	eof      chan struct{}      // closed when the status pipe ends
+	end      chan status   // its outcome line, if it wrote one
+	eof      chan struct{} // closed when the status pipe ends
 }
 
 // start makes the delegation directory and starts `planc __capsule` in a
 // leaf cgroup of the scope: the objective on its standard input, its
 // answer and standard error into the directory, the lifeline's read end
 // as fd 3 and the status pipe's write end as fd 4.
-func (d *delegations) start(st processStarter, exe string, rc *RoostCapsule, id, dir, objective string) (*child, error) {
+func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective string) (*launched, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
@@ -86,10 +87,10 @@ func (d *delegations) start(st processStarter, exe string, rc *RoostCapsule, id,
 	sessDir, _ := filepath.Abs(dir)
 	cmd := &exec.Cmd{
 		Path: exe,
-		Args: []string{"planc", CapsuleCommand, "--roost", roost, "--session", sessDir, rc.Path},
-		Dir:  d.workDir,
+		Args: []string{"planc", Command, "--roost", roost, "--session", sessDir, rc.Path},
+		Dir:  d.task.WorkDir,
 		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth),
-			EnvSpawnedBy+"="+d.session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1)),
+			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1)),
 		Stdin: in, Stdout: out, Stderr: errf,
 		ExtraFiles: []*os.File{lifeR, statW},
 	}
@@ -100,20 +101,20 @@ func (d *delegations) start(st processStarter, exe string, rc *RoostCapsule, id,
 		return nil, err
 	}
 	started = true
-	ch := &child{cmd: cmd, p: p, lifeline: lifeW, up: make(chan struct{}), end: make(chan capsuleStatus, 1), eof: make(chan struct{})}
+	ch := &launched{cmd: cmd, p: p, lifeline: lifeW, up: make(chan struct{}), end: make(chan status, 1), eof: make(chan struct{})}
 	go ch.readStatus(statR)
 	return ch, nil
 }
 
 // readStatus reads the child's status lines until EOF: "up" once it is
 // ready for SIGTERM, then its outcome.
-func (ch *child) readStatus(r *os.File) {
+func (ch *launched) readStatus(r *os.File) {
 	defer close(ch.eof)
 	defer r.Close()
 	upSent := false
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
-		var s capsuleStatus
+		var s status
 		if json.Unmarshal(sc.Bytes(), &s) != nil {
 			continue
 		}
@@ -136,7 +137,7 @@ func (ch *child) readStatus(r *os.File) {
 // later (or grace after the cancel, when it never comes up). It reports
 // whether the cancel came while the child ran; when it returns the child
 // and everything in its leaf are gone, and the leaf is removed.
-func (ch *child) watch(ctx context.Context, grace time.Duration, started func()) (canceled bool) {
+func (ch *launched) watch(ctx context.Context, grace time.Duration, started func()) (canceled bool) {
 	isUp, termSent, wrote := false, false, false
 	var kill <-chan time.Time
 	var timers []*time.Timer
@@ -190,8 +191,8 @@ func (ch *child) watch(ctx context.Context, grace time.Duration, started func())
 
 // judge returns the delegation's outcome and, unless it completed, why
 // not: the child's own word, else how its process ended.
-func (ch *child) judge(dir string) (outcome, reason string) {
-	var s capsuleStatus
+func (ch *launched) judge(dir string) (outcome session.DelegationOutcome, reason string) {
+	var s status
 	select {
 	case s = <-ch.end:
 	case <-ch.eof:
@@ -203,14 +204,14 @@ func (ch *child) judge(dir string) (outcome, reason string) {
 	}
 	exit := ch.p.Err()
 	switch {
-	case s.Outcome == DelegationCompleted && exit == nil:
-		return DelegationCompleted, ""
-	case s.Outcome == DelegationFailed || s.Outcome == ExitStatusCanceled:
+	case s.Outcome == statusCompleted && exit == nil:
+		return session.DelegationCompleted, ""
+	case s.Outcome == statusFailed || s.Outcome == statusCanceled:
 		reason = s.Reason
 		if last := lastLine(filepath.Join(dir, StderrFile)); last != "" && !strings.Contains(last, reason) {
 			reason += " (stderr: " + last + ")"
 		}
-		return DelegationFailed, reason
+		return session.DelegationFailed, reason
 	}
 	reason = "its planc ended before it reported an outcome"
 	if exit != nil {
@@ -219,5 +220,5 @@ func (ch *child) judge(dir string) (outcome, reason string) {
 	if last := lastLine(filepath.Join(dir, StderrFile)); last != "" {
 		reason += ": " + last
 	}
-	return DelegationFailed, reason
+	return session.DelegationFailed, reason
 }

@@ -1,4 +1,4 @@
-package host
+package capsule
 
 import (
 	"errors"
@@ -17,12 +17,12 @@ import (
 // it is given no --roost, relative to the working directory.
 const DefaultRoostDir = "roost"
 
-// RoostManifestFile is a capsule's manifest in the roost:
+// ManifestFile is a capsule's manifest in the roost:
 // ROOST/<namespace>/<name>/capsule.json.
-const RoostManifestFile = "capsule.json"
+const ManifestFile = "capsule.json"
 
 // Roost is the directory of the capsules a plan's capsule steps may spawn
-// (runtime.md, "Capsules, the roost and delegations"). It decides at spawn
+// (docs/capsules.md). It decides at spawn
 // time, not at validation (S15): a bare name must match exactly one entry
 // of the spawning capsule's capabilities.spawn.allow, and that capsule's
 // manifest must be in the roost, named as its place says, with an
@@ -32,8 +32,8 @@ type Roost struct {
 	Dir string
 }
 
-// RoostCapsule is a capsule the roost found for a spawn.
-type RoostCapsule struct {
+// Found is a capsule the roost found for a spawn.
+type Found struct {
 	// Name is its namespaced name, e.g. "local/worker"; Version its
 	// manifest's version (ast.DefaultManifestVersion when it gives none).
 	Name, Version string
@@ -58,19 +58,19 @@ func MatchSpawn(bare string, allow []string) []string {
 }
 
 // Resolve finds the capsule a step names by its bare name, spawned by the
-// capsule called spawner whose capabilities.spawn.allow is allow. Its
+// capsule called from, whose capabilities.spawn.allow is allow. Its
 // error says why the roost refuses: the name matches no entry or two, the
 // capsule is not in the roost, its manifest is refused or has no
 // entrypoint.
-func (r Roost) Resolve(bare, spawner string, allow []string) (*RoostCapsule, error) {
+func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
 	matches := MatchSpawn(bare, allow)
 	switch {
 	case len(matches) > 1:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, quoteAll(matches), spawner)
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, quoteAll(matches), from)
 	case len(matches) == 0 && len(allow) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, spawner)
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
 	case len(matches) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, spawner, quoteAll(allow))
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, quoteAll(allow))
 	}
 	name := matches[0]
 	if !ast.IsCapsuleName(name) {
@@ -84,30 +84,30 @@ func (r Roost) Resolve(bare, spawner string, allow []string) (*RoostCapsule, err
 	}
 	ns, base, _ := strings.Cut(name, "/")
 	capDir := filepath.Join(dir, ns, base)
-	path := filepath.Join(capDir, RoostManifestFile)
+	path := filepath.Join(capDir, ManifestFile)
 	src, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("capsule %q is not in the roost %s: there is no %s", name, r.Dir, filepath.Join(r.Dir, ns, base, RoostManifestFile))
+		return nil, fmt.Errorf("capsule %q is not in the roost %s: there is no %s", name, r.Dir, filepath.Join(r.Dir, ns, base, ManifestFile))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("capsule %q: %w", name, err)
 	}
-	m, err := LoadCapsuleManifest(path, src)
+	m, err := LoadManifest(path, src)
 	if err != nil {
 		return nil, err
 	}
 	if m.Name != name {
-		return nil, fmt.Errorf("%s names capsule %q, not %q: a capsule's manifest lives at ROOST/<namespace>/<name>/%s", path, m.Name, name, RoostManifestFile)
+		return nil, fmt.Errorf("%s names capsule %q, not %q: a capsule's manifest lives at ROOST/<namespace>/<name>/%s", path, m.Name, name, ManifestFile)
 	}
 	if m.Entrypoint == nil {
 		return nil, fmt.Errorf("the roost refuses to spawn %q: %s has no entrypoint; add \"entrypoint\": {\"command\": [...]} or {\"plan\": \"<file>\"}", name, path)
 	}
-	return &RoostCapsule{Name: name, Version: m.Version, Path: path, Dir: capDir, Manifest: m}, nil
+	return &Found{Name: name, Version: m.Version, Path: path, Dir: capDir, Manifest: m}, nil
 }
 
-// LoadCapsuleManifest parses a roost capsule's manifest, src read from
-// path; its error names the first problem with its line and column.
-func LoadCapsuleManifest(path string, src []byte) (*ast.Manifest, error) {
+// LoadManifest parses a roost capsule's manifest, src read from path; its
+// error names the first problem with its line and column.
+func LoadManifest(path string, src []byte) (*ast.Manifest, error) {
 	m, ds := parser.ParseManifest(src, parser.DefaultLimits())
 	for _, d := range ds {
 		if d.Severity == ast.Error {

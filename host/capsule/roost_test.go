@@ -1,30 +1,14 @@
-package host
+package capsule
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-// writeRoost makes a roost under dir from name, manifest pairs
-// (ROOST/<name>/capsule.json).
-func writeRoost(t *testing.T, dir string, nameManifest ...string) string {
-	t.Helper()
-	roost := filepath.Join(dir, "roost")
-	for i := 0; i+1 < len(nameManifest); i += 2 {
-		p := filepath.Join(roost, nameManifest[i], RoostManifestFile)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(nameManifest[i+1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return roost
-}
+	"github.com/planc/planc/internal/testkit"
+)
 
 func TestMatchSpawn(t *testing.T) {
 	allow := []string{"local/worker", "team/worker", "local/helper", "local/worker"}
@@ -44,7 +28,7 @@ func TestMatchSpawn(t *testing.T) {
 // capsule it finds.
 func TestRoostResolve(t *testing.T) {
 	dir := t.TempDir()
-	roost := Roost{Dir: writeRoost(t, dir,
+	roost := Roost{Dir: testkit.WriteRoost(t, dir,
 		"local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`,
 		"local/planner", `{"name": "local/planner", "version": "2.0.1", "entrypoint": {"plan": "p.json"}}`,
 		"local/noentry", `{"name": "local/noentry"}`,
@@ -57,7 +41,7 @@ func TestRoostResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rc.Name != "local/worker" || rc.Version != "0.1.0" || rc.Path != filepath.Join(roost.Dir, "local", "worker", RoostManifestFile) || rc.Manifest.Entrypoint.Command[0] != "cat" {
+	if rc.Name != "local/worker" || rc.Version != "0.1.0" || rc.Path != filepath.Join(roost.Dir, "local", "worker", ManifestFile) || rc.Manifest.Entrypoint.Command[0] != "cat" {
 		t.Errorf("worker: %+v", rc)
 	}
 	if rc, err := roost.Resolve("planner", "local/top", allow); err != nil || rc.Version != "2.0.1" || rc.Dir != filepath.Join(roost.Dir, "local", "planner") {

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"encoding/json"
@@ -10,16 +10,25 @@ import (
 	"github.com/planc/planc/tracefile"
 )
 
+// DelegationOutcome is a delegation line's outcome.
+type DelegationOutcome string
+
 // The outcomes of a delegation line.
 const (
-	DelegationCompleted  = "completed"
-	DelegationFailed     = "failed"
-	DelegationTerminated = "terminated"
+	DelegationCompleted  DelegationOutcome = "completed"  // the sub-capsule answered
+	DelegationFailed     DelegationOutcome = "failed"     // it did not complete
+	DelegationTerminated DelegationOutcome = "terminated" // its parent ended it
 )
 
+// TaskOutcome is task_end's outcome.
+type TaskOutcome string
+
+// TaskEndCanceled is the outcome of task_end: the task was cancelled.
+const TaskEndCanceled TaskOutcome = "canceled"
+
 // ReasonTaskCanceled is the reason of the delegation line of a
-// sub-capsule ended because the task running its plan was cancelled (the
-// seed's numbered list, item 4).
+// sub-capsule ended because the task running its plan was cancelled
+// (docs/capsules.md, "Cancel", item 4).
 const ReasonTaskCanceled = "the delegating task was cancelled"
 
 // DelegationsDir is the session directory's delegations/: one sub-capsule
@@ -34,12 +43,12 @@ const CompletionFile = tracefile.CompletionFile
 // Completion is completion.json, as tracefile reads it back.
 type Completion = tracefile.Completion
 
-// launcherEnded is the completion.json of a delegation the parent ended
-// (runtime.md; the seed's numbered list, item 2).
-var launcherEnded = Completion{Status: "terminated", ReportedBy: "launcher", Detail: "the parent ended this delegation"}
+// LauncherEnded is the completion.json of a delegation the parent ended
+// (docs/capsules.md, "Cancel", item 2).
+var LauncherEnded = Completion{Status: "terminated", ReportedBy: "launcher", Detail: "the parent ended this delegation"}
 
-// writeCompletion writes c as dir/completion.json, whole or not at all.
-func writeCompletion(dir string, c Completion) error {
+// WriteCompletion writes c as dir/completion.json, whole or not at all.
+func WriteCompletion(dir string, c Completion) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -77,14 +86,13 @@ func (t *Trace) DelegationStart(planID, stepID, delegationID, capsule, version s
 	t.own("delegation_start", f, false)
 }
 
-// Delegation writes the terminal delegation line: outcome is
-// DelegationCompleted, DelegationFailed or DelegationTerminated; reason
-// "" is written as null.
-func (t *Trace) Delegation(planID, stepID, delegationID, outcome, reason string) {
+// Delegation writes the terminal delegation line; reason "" is written as
+// null.
+func (t *Trace) Delegation(planID, stepID, delegationID string, outcome DelegationOutcome, reason string) {
 	f := appendStr(nil, "plan_id", planID)
 	f = appendStr(f, "step_id", stepID)
 	f = appendStr(f, "delegation_id", delegationID)
-	f = appendStr(f, "outcome", outcome)
+	f = appendStr(f, "outcome", string(outcome))
 	f = appendNullable(f, "reason", reason)
 	t.own("delegation", f, false)
 }
@@ -105,14 +113,14 @@ func (t *Trace) TaskCanceled(taskID string, ids []string) {
 }
 
 // TaskEnd writes task_end with the task's outcome.
-func (t *Trace) TaskEnd(taskID, outcome string) {
+func (t *Trace) TaskEnd(taskID string, outcome TaskOutcome) {
 	f := appendStr(nil, "task_id", taskID)
-	f = appendStr(f, "outcome", outcome)
+	f = appendStr(f, "outcome", string(outcome))
 	t.own("task_end", f, false)
 }
 
-// SpawnerEnded writes spawner_ended, synced: a sub-capsule's lifeline
-// closed, so its spawner is gone.
-func (t *Trace) SpawnerEnded() {
+// ParentEnded writes spawner_ended, synced: a sub-capsule's lifeline
+// closed, so the parent that spawned it is gone.
+func (t *Trace) ParentEnded() {
 	t.own("spawner_ended", nil, true)
 }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ import (
 // under the session's outputs/.
 const OutputLimit = 64 << 10
 
-// cutPoint returns the length of the longest prefix of s of at most limit
+// CutPoint returns the length of the longest prefix of s of at most limit
 // bytes that ends on a UTF-8 boundary: it never splits a character.
-func cutPoint(s string, limit int) int {
+func CutPoint(s string, limit int) int {
 	if len(s) <= limit {
 		return len(s)
 	}
@@ -42,15 +42,20 @@ func CutOutput(out string, limit int, path, shown string) (string, error) {
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		return "", err
 	}
-	i := cutPoint(out, limit)
-	return out[:i] + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", len(out), shown), nil
+	return CutMark(out, limit, int64(len(out)), shown), nil
 }
 
-// outputName is the file name of a step's whole output: the step id, with
+// CutMark is out cut at limit bytes on a UTF-8 boundary and marked with
+// the size of the whole text, total bytes, and where it is kept, shown.
+func CutMark(out string, limit int, total int64, shown string) string {
+	return out[:CutPoint(out, limit)] + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", total, shown)
+}
+
+// OutputName is the file name of a step's whole output: the step id, with
 // every byte outside [A-Za-z0-9._-] replaced by "_" (step ids may hold any
 // character, S4), and the step's index added when that changed the id, so
 // two ids never share a file. "." and ".." get the index too.
-func outputName(stepID string, index int) string {
+func OutputName(stepID string, index int) string {
 	var b strings.Builder
 	changed := stepID == "" || stepID == "." || stepID == ".."
 	for i := 0; i < len(stepID); i++ {
@@ -69,9 +74,24 @@ func outputName(stepID string, index int) string {
 	return name + ".txt"
 }
 
+// truncate returns the first n bytes of s, or s when it is shorter.
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n]
 	}
 	return s
+}
+
+// ShownPath is how a cut output's mark names the file holding the whole
+// text: relative to the working directory when the file lies under it (a
+// later step, running there, can open it so), absolute otherwise.
+func ShownPath(workDir, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(workDir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return abs
 }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"crypto/rand"
@@ -26,44 +26,60 @@ const RuntimeDir = ".planc"
 // when it is given none, relative to the working directory.
 const DefaultSessionsDir = RuntimeDir + "/sessions"
 
-// The files and directories of a session (runtime.md, "Session and
-// runtime directory").
+// The files and directories of a session directory.
 const (
-	SessionFile = tracefile.SessionFile
-	PlansDir    = "plans"
-	OutputsDir  = "outputs"
-	NotesFile   = "notes.md"
+	PlansDir   = "plans"
+	OutputsDir = "outputs"
+	NotesFile  = "notes.md"
 )
 
-// SessionInfo is session.json, as tracefile reads it back.
-type SessionInfo = tracefile.SessionInfo
+// Info is session.json, as tracefile reads it back.
+type Info = tracefile.SessionInfo
+
+// InfoFile is session.json's name in the session directory.
+const InfoFile = tracefile.SessionFile
+
+// NewInfo is the session.json of a session of capsule (at version):
+// spawnedBy and delegationID name the parent session and delegation of a
+// sub-capsule's session, "" (null) at top level. Create or Open set its
+// id and start time.
+func NewInfo(capsule, version, spawnedBy, delegationID string) Info {
+	return Info{Capsule: capsule, Version: version, SpawnedBy: nullable(spawnedBy), DelegationID: nullable(delegationID)}
+}
+
+// nullable is s as session.json's nullable string: nil for "".
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 // Session is an open session directory.
 type Session struct {
 	// Dir is the session directory.
 	Dir string
 	// Info is its session.json.
-	Info SessionInfo
+	Info Info
 }
 
-// NewSessionID returns a fresh session id: the UTC time and 6 random hex
-// digits.
-func NewSessionID(now time.Time) string {
+// NewID returns a fresh session id: the UTC time and 6 random hex digits.
+func NewID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
-// CreateSession makes a new session directory under root (made if need
-// be), named by a fresh session id, and writes its session.json from info
+// Create makes a new session directory under root (made if need be),
+// named by a fresh session id, and writes its session.json from info
 // (whose ID and Started it sets).
-func CreateSession(root string, info SessionInfo) (*Session, error) {
+func Create(root string, info Info) (*Session, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
 	for range 16 {
 		now := time.Now()
-		id := NewSessionID(now)
+		id := NewID(now)
 		dir := filepath.Join(root, id)
 		err := os.Mkdir(dir, 0o755)
 		if errors.Is(err, fs.ErrExist) {
@@ -78,11 +94,11 @@ func CreateSession(root string, info SessionInfo) (*Session, error) {
 	return nil, fmt.Errorf("could not make a new session directory under %s", root)
 }
 
-// OpenSession reuses the session directory dir (cli.md's --session). A
+// Open reuses the session directory dir (`planc run --session`). A
 // directory without a session.json (or one that does not exist yet)
-// becomes a new session, as CreateSession would make it; two runs doing
-// that at once agree on one session.json.
-func OpenSession(dir string, info SessionInfo) (*Session, error) {
+// becomes a new session, as Create would make it; two runs doing that at
+// once agree on one session.json.
+func Open(dir string, info Info) (*Session, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -92,13 +108,13 @@ func OpenSession(dir string, info SessionInfo) (*Session, error) {
 		return nil, err
 	}
 	now := time.Now()
-	info.ID, info.Started = NewSessionID(now), now.UTC().Format(time.RFC3339Nano)
+	info.ID, info.Started = NewID(now), now.UTC().Format(time.RFC3339Nano)
 	return openSession(dir, info)
 }
 
 // openSession writes session.json unless one exists (then it wins: another
 // run made the session first) and makes the plans and outputs directories.
-func openSession(dir string, info SessionInfo) (*Session, error) {
+func openSession(dir string, info Info) (*Session, error) {
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return nil, err
@@ -121,7 +137,7 @@ func openSession(dir string, info SessionInfo) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{Dir: dir, Info: info}
-	if err := os.Link(tmp.Name(), filepath.Join(dir, SessionFile)); errors.Is(err, fs.ErrExist) {
+	if err := os.Link(tmp.Name(), filepath.Join(dir, InfoFile)); errors.Is(err, fs.ErrExist) {
 		if s, err = readSession(dir); err != nil {
 			return nil, err
 		}
@@ -138,16 +154,16 @@ func openSession(dir string, info SessionInfo) (*Session, error) {
 
 // readSession reads dir's session.json.
 func readSession(dir string) (*Session, error) {
-	b, err := os.ReadFile(filepath.Join(dir, SessionFile))
+	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
 	if err != nil {
 		return nil, err
 	}
-	var info SessionInfo
+	var info Info
 	if err := json.Unmarshal(b, &info); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, SessionFile), err)
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, InfoFile), err)
 	}
 	if info.ID == "" {
-		return nil, fmt.Errorf("%s names no session", filepath.Join(dir, SessionFile))
+		return nil, fmt.Errorf("%s names no session", filepath.Join(dir, InfoFile))
 	}
 	for _, d := range []string{PlansDir, OutputsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {

@@ -1,9 +1,10 @@
-package host
+package session
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,19 +12,19 @@ import (
 	"testing"
 )
 
-func TestCreateSession(t *testing.T) {
+func TestCreate(t *testing.T) {
 	root := filepath.Join(t.TempDir(), DefaultSessionsDir)
-	s, err := CreateSession(root, SessionInfo{Capsule: "local/planc", Version: "0.1.0"})
+	s, err := Create(root, Info{Capsule: "local/planc", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if filepath.Dir(s.Dir) != root || filepath.Base(s.Dir) != s.Info.ID {
 		t.Errorf("session directory %s, id %s", s.Dir, s.Info.ID)
 	}
-	if !regexpMatch(`[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}`, s.Info.ID) {
+	if !regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$`).MatchString(s.Info.ID) {
 		t.Errorf("session id %q is not <UTC time>-<6 hex>", s.Info.ID)
 	}
-	b, err := os.ReadFile(filepath.Join(s.Dir, SessionFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir, InfoFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestCreateSession(t *testing.T) {
 		}
 	}
 	// Reusing it reads the same session.
-	s2, err := OpenSession(s.Dir, SessionInfo{Capsule: "local/other"})
+	s2, err := Open(s.Dir, Info{Capsule: "local/other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,15 +52,15 @@ func TestCreateSession(t *testing.T) {
 	}
 }
 
-// TestOpenSessionRace: runs opening one new --session directory at once
+// TestOpenRace: runs opening one new --session directory at once
 // agree on one session id.
-func TestOpenSessionRace(t *testing.T) {
+func TestOpenRace(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
 	ids := make([]string, 8)
 	var wg sync.WaitGroup
 	for i := range ids {
 		wg.Go(func() {
-			s, err := OpenSession(dir, SessionInfo{Capsule: "local/planc"})
+			s, err := Open(dir, Info{Capsule: "local/planc"})
 			if err != nil {
 				t.Error(err)
 				return
@@ -78,7 +79,7 @@ func TestOpenSessionRace(t *testing.T) {
 }
 
 func TestWritePlan(t *testing.T) {
-	s, err := CreateSession(t.TempDir(), SessionInfo{})
+	s, err := Create(t.TempDir(), Info{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestWritePlan(t *testing.T) {
 				return
 			}
 			got[i] = pf.N
-			if pf.Rel != "plans/plan-"+itoa(pf.N)+".json" {
+			if pf.Rel != "plans/plan-"+strconv.Itoa(pf.N)+".json" {
 				t.Errorf("Rel %q", pf.Rel)
 			}
 		})
@@ -131,5 +132,3 @@ func TestWritePlan(t *testing.T) {
 		t.Errorf("ReadPlan of a changed file: %v", err)
 	}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,4 +1,4 @@
-package host
+package session
 
 import (
 	"bytes"
@@ -21,14 +21,18 @@ const TraceFile = tracefile.TraceFile
 // every ts has the same width and sorts as text.
 const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
 
+// EndStatus is session_end's exit_status: how the session's last run
+// ended, as docs/trace.md lists them.
+type EndStatus string
+
 // The exit statuses of session_end.
 const (
-	ExitStatusOK       = "ok"
-	ExitStatusFailed   = "failed"
-	ExitStatusCanceled = "canceled"
+	EndOK       EndStatus = "ok"
+	EndFailed   EndStatus = "failed"
+	EndCanceled EndStatus = "canceled"
 )
 
-// Trace writes a session's trace.jsonl (runtime.md, "Trace"): one JSON
+// Trace writes a session's trace.jsonl (docs/trace.md): one JSON
 // object a line, each line written with a single write(2) on an O_APPEND
 // file, so that lines from several processes sharing the session never
 // interleave and a crash never leaves half a line behind an earlier one.
@@ -80,10 +84,9 @@ func (t *Trace) SessionStart(capsule, version, spawnedBy, delegationID string) {
 	t.own("session_start", f, false)
 }
 
-// SessionEnd writes session_end with exit_status (ExitStatusOK,
-// ExitStatusFailed or ExitStatusCanceled) and syncs the file.
-func (t *Trace) SessionEnd(exitStatus string) {
-	t.own("session_end", appendStr(nil, "exit_status", exitStatus), true)
+// SessionEnd writes session_end with its exit_status and syncs the file.
+func (t *Trace) SessionEnd(status EndStatus) {
+	t.own("session_end", appendStr(nil, "exit_status", string(status)), true)
 }
 
 // ProtectedPathDenied writes protected_path_denied: a step refused for

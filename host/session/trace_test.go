@@ -1,45 +1,15 @@
-package host
+package session
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
-
-// tsPattern is RFC 3339 in UTC with nine digits of nanoseconds.
-var tsPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
-
-// readTrace returns every line of a trace file, each decoded, failing the
-// test on a line that is not one JSON object.
-func readTrace(t *testing.T, path string) ([]string, []map[string]any) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var raw []string
-	var objs []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("trace line %d is not JSON: %v\n%s", len(raw)+1, err, sc.Text())
-		}
-		raw = append(raw, sc.Text())
-		objs = append(objs, m)
-	}
-	return raw, objs
-}
 
 func TestTraceLines(t *testing.T) {
 	path := filepath.Join(t.TempDir(), TraceFile)
@@ -53,11 +23,11 @@ func TestTraceLines(t *testing.T) {
 	tr.ProtectedPathDenied("p", "a\"b", "/x/plans/plan-1.json")
 	tr.CallDenied("p", "c", 2, "on-shell")
 	tr.Event(vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Completed})
-	tr.SessionEnd(ExitStatusOK)
+	tr.SessionEnd(EndOK)
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	raw, objs := readTrace(t, path)
+	raw, objs := testkit.ReadTrace(t, path)
 	wantEvents := []string{"session_start", "plan_start", "plan_step_start", "protected_path_denied", "call_denied", "plan_end", "session_end"}
 	if len(objs) != len(wantEvents) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(objs), len(wantEvents), strings.Join(raw, "\n"))
@@ -66,7 +36,7 @@ func TestTraceLines(t *testing.T) {
 		if o["event"] != wantEvents[i] || o["session"] != "s-1" {
 			t.Errorf("line %d: event %v session %v, want %s s-1", i+1, o["event"], o["session"], wantEvents[i])
 		}
-		if ts, _ := o["ts"].(string); !tsPattern.MatchString(ts) {
+		if ts, _ := o["ts"].(string); !testkit.TSPattern.MatchString(ts) {
 			t.Errorf("line %d: ts %q is not RFC 3339 UTC with nanoseconds", i+1, ts)
 		}
 		if !strings.HasPrefix(raw[i], `{"ts":`) || !strings.Contains(raw[i], `","event":"`+wantEvents[i]+`","session":"s-1"`) {
@@ -107,7 +77,7 @@ func TestTraceConcurrent(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	_, objs := readTrace(t, path)
+	_, objs := testkit.ReadTrace(t, path)
 	if len(objs) != 2*8*200 {
 		t.Fatalf("got %d lines, want %d", len(objs), 2*8*200)
 	}

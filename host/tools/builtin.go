@@ -1,4 +1,4 @@
-package host
+package tools
 
 import (
 	"bytes"
@@ -11,9 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/planc/planc/host/session"
 )
 
-// Builtins are the runtime's built-in tools (runtime.md, "Tools"): small,
+// Builtins are the runtime's built-in tools (docs/manifest.md): small,
 // real, and enough to run the seed's example plan. Paths in their inputs
 // are relative to WorkDir unless absolute.
 type Builtins struct {
@@ -173,7 +175,7 @@ func (b *Builtins) notes(in map[string]json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("appended %d bytes to %s", len(body), NotesFile), nil
+	return fmt.Sprintf("appended %d bytes to %s", len(body), session.NotesFile), nil
 }
 
 func (b *Builtins) readFile(in map[string]json.RawMessage) (string, error) {

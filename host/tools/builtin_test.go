@@ -1,4 +1,4 @@
-package host
+package tools
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -118,62 +117,5 @@ func TestBuiltins(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(ro); string(b) != "ro.txt" {
 		t.Errorf("the read-only file was changed: %q", b)
-	}
-}
-
-func TestCutOutput(t *testing.T) {
-	dir := t.TempDir()
-	small := strings.Repeat("a", OutputLimit)
-	if got, err := CutOutput(small, OutputLimit, filepath.Join(dir, "x.txt"), "x.txt"); err != nil || got != small {
-		t.Errorf("an output of exactly the limit was changed: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
-		t.Error("an output within the limit was kept in a file")
-	}
-	// A 3-byte character straddles the limit: the cut backs off to its start.
-	big := strings.Repeat("a", OutputLimit-1) + "€" + strings.Repeat("b", 100)
-	path := filepath.Join(dir, "outputs", "plan-1", "s.txt")
-	got, err := CutOutput(big, OutputLimit, path, "SHOWN/s.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Repeat("a", OutputLimit-1) + "\n[cut: " + itoa(len(big)) + " bytes in all; whole text at SHOWN/s.txt]"
-	if got != want {
-		t.Errorf("cut text ends %q, want %q", got[len(got)-80:], want[len(want)-80:])
-	}
-	if !utf8.ValidString(got) {
-		t.Error("the cut text is not valid UTF-8")
-	}
-	if whole, _ := os.ReadFile(path); string(whole) != big {
-		t.Errorf("the whole text kept has %d bytes, want %d", len(whole), len(big))
-	}
-	for _, tc := range []struct {
-		id   string
-		i    int
-		want string
-	}{{"build", 0, "build.txt"}, {"a/b", 3, "a_b-3.txt"}, {"..", 1, "..-1.txt"}, {"ünï", 2, "____-2.txt"}} {
-		if got := outputName(tc.id, tc.i); got != tc.want && !(tc.id == "ünï" && strings.HasSuffix(got, "-2.txt")) {
-			t.Errorf("outputName(%q) = %q, want %q", tc.id, got, tc.want)
-		}
-	}
-}
-
-func TestDefaultManifest(t *testing.T) {
-	m := DefaultManifest()
-	if m.Name != DefaultManifestName || !m.Capabilities.PlanSubmit || len(m.Capabilities.ShellAllow) != 0 || len(m.Capabilities.SpawnAllow) != 0 {
-		t.Errorf("default manifest: %+v", m)
-	}
-	var tools []string
-	for _, b := range m.Tools.Builtin {
-		tools = append(tools, b.Name)
-		if !IsBuiltin(b.Name) {
-			t.Errorf("%q is not a built-in", b.Name)
-		}
-	}
-	if len(tools) != 4 {
-		t.Errorf("tools %v", tools)
-	}
-	if err := Admit(m); err != nil {
-		t.Error(err)
 	}
 }

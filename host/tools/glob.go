@@ -1,4 +1,4 @@
-package host
+package tools
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/planc/planc/host/session"
 )
 
 // glob is a repo-files pattern split at "/": each segment is a path.Match
@@ -117,7 +119,7 @@ func repoFiles(dir, pattern string) ([]string, error) {
 			segs = nil
 		}
 		if d.IsDir() {
-			if d.Name() == ".git" || rel == RuntimeDir || !g.mayContain(segs) {
+			if d.Name() == ".git" || rel == session.RuntimeDir || !g.mayContain(segs) {
 				if p == start {
 					return fs.SkipAll
 				}

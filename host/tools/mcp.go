@@ -1,4 +1,4 @@
-package host
+package tools
 
 import (
 	"bytes"
@@ -47,15 +47,15 @@ type mcpServer struct {
 	stderr  tail
 }
 
-// startFunc starts a server's process: in a leaf cgroup of the plan's
-// scope (Scope.StartProcess) or in a process group (shell.StartProcess).
-type startFunc func(cmd *exec.Cmd) (*shell.Process, error)
+// StartFunc starts a server's process: in a leaf cgroup of the plan's
+// scope (host/shell's Scope.StartProcess) or in a process group of its
+// own (shell.StartProcess).
+type StartFunc func(cmd *exec.Cmd) (*shell.Process, error)
 
 // startMCPServer starts srv's command over stdio in dir and connects to
 // it: the handshake and the tool list must come within timeout. A first
-// word with a slash is relative to manifestDir (runtime.md, "Capsule
-// manifest"). The error names the server and says what happened.
-func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir string, start startFunc, timeout time.Duration) (*mcpServer, error) {
+// word with a slash is relative to manifestDir (docs/manifest.md). The error names the server and says what happened.
+func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir string, start StartFunc, timeout time.Duration) (*mcpServer, error) {
 	s := &mcpServer{name: srv.Name}
 	path, err := shell.Resolve(srv.Command[0], manifestDir)
 	if err != nil {

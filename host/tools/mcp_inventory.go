@@ -1,11 +1,10 @@
-package host
+package tools
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -13,13 +12,12 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/shell"
 )
 
-// mcpServers is the MCP servers of one run and which one serves each of
-// their tools. A nil *mcpServers has none.
-type mcpServers struct {
+// Servers is the MCP servers of one run and which one serves each of
+// their tools. A nil *Servers has none.
+type Servers struct {
 	servers []*mcpServer // in manifest order
 	tools   map[string]mcpTool
 }
@@ -28,42 +26,8 @@ type mcpServers struct {
 type mcpTool struct {
 	server *mcpServer
 	// readOnly is the tool's annotations.readOnlyHint: it exempts the tool
-	// from the read_only check (runtime.md, "Refusals of one step").
+	// from the read_only check (docs/mcp.md).
 	readOnly bool
-}
-
-// mcpStarter is a scope that can start an MCP server inside itself:
-// host/shell's *Scope.
-type mcpStarter interface {
-	StartProcess(cmd *exec.Cmd, kind string) (*shell.Process, error)
-}
-
-// startMCP starts the manifest's MCP servers for a run, once, in the
-// plan's scope (h.scope; a process group each when the scope cannot start
-// processes, as in tests), joins their tools to the inventory, and
-// checks plan (parsed from src) again with the whole inventory, which
-// the validations before had to leave pending. Every error is a
-// *RefusedError: a server that does not start, a tool name offered by two
-// sources, a plan that names a tool no source offers. On error nothing is
-// left running.
-func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir string, plan *ast.Plan, src []byte) error {
-	if len(m.Tools.MCP) == 0 {
-		return nil
-	}
-	start := shell.StartProcess
-	if ps, ok := h.scope.(mcpStarter); ok {
-		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartProcess(cmd, "mcp") }
-	}
-	ms, err := startMCPServers(ctx, m, h.workDir, manifestDir, start, MCPStartTimeout)
-	if err != nil {
-		return &RefusedError{Msg: err.Error()}
-	}
-	if ds := check.Check(plan, check.CapabilitiesOf(m).WithTools(ms.names()...)); ast.HasErrors(ds) {
-		ms.close()
-		return &RefusedError{Diagnostics: ds, Source: src}
-	}
-	h.mcp = ms
-	return nil
 }
 
 // ListMCPTools is what `planc check --capsule` does with a manifest's MCP
@@ -75,19 +39,21 @@ func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir str
 // tools within timeout, and, naming both sources, when a tool name is
 // offered twice (by a built-in tool that m grants, or by two servers).
 func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) ([]string, error) {
-	ms, err := startMCPServers(ctx, m, dir, manifestDir, shell.StartProcess, timeout)
+	ms, err := StartServers(ctx, m, dir, manifestDir, shell.StartProcess, timeout)
 	if err != nil {
 		return nil, err
 	}
-	return ms.names(), ms.close()
+	return ms.Names(), ms.Close()
 }
 
-// startMCPServers starts every server of m.Tools.MCP at once and builds
-// the inventory of their tools. When a server does not start, or a name
-// comes from two sources, every server is ended and the error says why
-// (one line per server or name).
-func startMCPServers(ctx context.Context, m *ast.Manifest, dir, manifestDir string, start startFunc, timeout time.Duration) (*mcpServers, error) {
-	ms := &mcpServers{servers: make([]*mcpServer, len(m.Tools.MCP))}
+// StartServers starts every server of m.Tools.MCP at once, in dir, each
+// with start, and builds the inventory of their tools: the handshake and
+// the tool list must come within timeout. A first word of a command with
+// a slash is relative to manifestDir. When a server does not start, or a
+// name comes from two sources, every server is ended and the error says
+// why (one line per server or name).
+func StartServers(ctx context.Context, m *ast.Manifest, dir, manifestDir string, start StartFunc, timeout time.Duration) (*Servers, error) {
+	ms := &Servers{servers: make([]*mcpServer, len(m.Tools.MCP))}
 	errs := make([]error, len(m.Tools.MCP))
 	var wg sync.WaitGroup
 	for i, srv := range m.Tools.MCP {
@@ -102,7 +68,7 @@ func startMCPServers(ctx context.Context, m *ast.Manifest, dir, manifestDir stri
 	}
 	if err != nil {
 		ms.servers = slices.DeleteFunc(ms.servers, func(s *mcpServer) bool { return s == nil })
-		ms.close()
+		ms.Close()
 		return nil, err
 	}
 	return ms, nil
@@ -111,7 +77,7 @@ func startMCPServers(ctx context.Context, m *ast.Manifest, dir, manifestDir stri
 // index fills ms.tools from the servers' tool lists, refusing a name that
 // a built-in tool the manifest grants, the runtime's submit-plan tool, or
 // another server offers too.
-func (ms *mcpServers) index(builtins []string) error {
+func (ms *Servers) index(builtins []string) error {
 	ms.tools = map[string]mcpTool{}
 	source := map[string]string{check.SubmitPlan: "the runtime's submit-plan tool"}
 	for _, b := range builtins {
@@ -139,8 +105,8 @@ func (ms *mcpServers) index(builtins []string) error {
 	return nil
 }
 
-// names returns the servers' tool names, sorted.
-func (ms *mcpServers) names() []string {
+// Names returns the servers' tool names, sorted.
+func (ms *Servers) Names() []string {
 	if ms == nil {
 		return nil
 	}
@@ -153,7 +119,7 @@ func (ms *mcpServers) names() []string {
 }
 
 // tool returns the MCP tool called name, if a server offers it.
-func (ms *mcpServers) tool(name string) (mcpTool, bool) {
+func (ms *Servers) tool(name string) (mcpTool, bool) {
 	if ms == nil {
 		return mcpTool{}, false
 	}
@@ -162,7 +128,7 @@ func (ms *mcpServers) tool(name string) (mcpTool, bool) {
 }
 
 // call calls the MCP tool name (which must be one: see tool).
-func (ms *mcpServers) call(ctx context.Context, name string, input json.RawMessage) (string, error) {
+func (ms *Servers) call(ctx context.Context, name string, input json.RawMessage) (string, error) {
 	t, ok := ms.tool(name)
 	if !ok {
 		return "", fmt.Errorf("%q is not a tool of an MCP server", name)
@@ -170,9 +136,10 @@ func (ms *mcpServers) call(ctx context.Context, name string, input json.RawMessa
 	return t.server.call(ctx, name, input)
 }
 
-// close ends every server at once (mcpServer.close) and returns what went
-// wrong in the clean-up, if anything. A nil ms has nothing to close.
-func (ms *mcpServers) close() error {
+// Close ends every server at once (each gets mcpCloseGrace to exit by
+// itself) and returns what went wrong in the clean-up, if anything. A nil
+// ms has nothing to close.
+func (ms *Servers) Close() error {
 	if ms == nil {
 		return nil
 	}
@@ -183,22 +150,4 @@ func (ms *mcpServers) close() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// toolInfo is what the read_only check knows of tool: an MCP tool's
-// readOnlyHint, or that a built-in is one.
-func (h *runHost) toolInfo(tool string) protect.ToolInfo {
-	if t, ok := h.mcp.tool(tool); ok {
-		return protect.ToolInfo{ReadOnlyHint: t.readOnly}
-	}
-	return protect.ToolInfo{Builtin: IsBuiltin(tool)}
-}
-
-// callTool dispatches a tool step to the MCP server that offers the tool,
-// or to the built-in tools.
-func (h *runHost) callTool(ctx context.Context, tool string, input json.RawMessage) (string, error) {
-	if _, ok := h.mcp.tool(tool); ok {
-		return h.mcp.call(ctx, tool, input)
-	}
-	return h.tools.Call(ctx, tool, input)
 }

@@ -1,81 +1,26 @@
-package host
+package tools
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/testkit"
 )
 
-// testServerArg makes the test binary an MCP server over stdio instead of
-// running tests: `host.test mcp-test-server MODE`.
-const testServerArg = "mcp-test-server"
-
-func init() {
-	if len(os.Args) > 2 && os.Args[1] == testServerArg {
-		os.Exit(testServer(os.Args[2]))
-	}
-}
-
-// testServer is the test binary as an MCP server. MODE serve offers echo,
-// args, crash (exits 3 mid-call, saying so on standard error) and spawn
-// (starts `sleep 60` and returns its pid); exit says why on standard
-// error and exits 4 at once; hang never answers.
-func testServer(mode string) int {
-	switch mode {
-	case "exit":
-		fmt.Fprintln(os.Stderr, "cannot start: bad configuration")
-		return 4
-	case "hang":
-		time.Sleep(time.Hour)
-		return 0
-	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "host-test", Version: "1"}, nil)
-	addTestTools(srv, "echo", "args")
-	mcp.AddTool(srv, &mcp.Tool{Name: "crash"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		fmt.Fprintln(os.Stderr, "crashing as asked")
-		os.Exit(3)
-		return nil, nil, nil
-	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "spawn"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-		cmd := exec.Command("sleep", "60")
-		if err := cmd.Start(); err != nil {
-			return nil, nil, err
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(cmd.Process.Pid)}}}, nil, nil
-	})
-	if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		return 1
-	}
-	return 0
-}
-
-// testServerCommand is the command of a test server in mode.
-func testServerCommand(t *testing.T, mode string) []string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Skip(err)
-	}
-	return []string{exe, testServerArg, mode}
-}
+func init() { testkit.ServeMCPIfAsked() }
 
 // startTestServer starts the test server in mode as MCP server name, in a
 // process group, with timeout.
 func startTestServer(t *testing.T, name, mode string, timeout time.Duration) (*mcpServer, error) {
 	t.Helper()
-	srv := ast.MCPServer{Name: name, Command: testServerCommand(t, mode)}
+	srv := ast.MCPServer{Name: name, Command: testkit.MCPServerCommand(t, mode)}
 	s, err := startMCPServer(context.Background(), srv, t.TempDir(), "", shell.StartProcess, timeout)
 	if s != nil {
 		t.Cleanup(func() { s.close() })
@@ -112,7 +57,7 @@ func TestMCPServerDies(t *testing.T) {
 	for _, tool := range s.tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "args crash echo spawn" {
+	if got := strings.Join(names, " "); got != "args crash echo look spawn" {
 		t.Errorf("tools %q", got)
 	}
 	ctx := context.Background()
@@ -191,59 +136,8 @@ func TestMCPServerStartErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = startMCPServer(ctx, ast.MCPServer{Name: "c", Command: testServerCommand(t, "hang")}, "", "", shell.StartProcess, time.Second)
+	_, err = startMCPServer(ctx, ast.MCPServer{Name: "c", Command: testkit.MCPServerCommand(t, "hang")}, "", "", shell.StartProcess, time.Second)
 	if err == nil || err.Error() != `MCP server "c" did not start: canceled` {
 		t.Errorf("canceled: %v", err)
 	}
-}
-
-// TestRunMCP runs plans with an MCP server through Run, with a fake
-// scope (the servers then get a process group each).
-func TestRunMCP(t *testing.T) {
-	dir := t.TempDir()
-	cmd, _ := jsonString(testServerCommand(t, "serve"))
-	m := manifest(t, `{"name": "local/m", "capabilities": {"plan": {"submit": true}}, "tools": {"builtin": ["notes"], "mcp": {"t": {"command": `+cmd+`}}}}`)
-	run := func(plan string) (*Result, error) {
-		return Run(context.Background(), Config{WorkDir: dir, Manifest: m, Plan: []byte(plan),
-			probe: func() error { return nil },
-			open:  func(string) (shellScope, error) { return newFakeScope(), nil }})
-	}
-	_, err := run(`{"id": "p", "steps": [{"id": "a", "tool": "ehco", "input": {"text": "x"}}]}`)
-	var re *RefusedError
-	if !errors.As(err, &re) || len(re.Diagnostics) != 1 || re.Diagnostics[0].Code != "unknown-tool" || !strings.Contains(re.Diagnostics[0].Message, `did you mean "echo"?`) {
-		t.Errorf("unknown tool: %v", err)
-	}
-	res, err := run(`{"id": "p", "steps": [
-		{"id": "a", "tool": "echo", "input": {"text": "x", "times": 2}},
-		{"id": "b", "tool": "crash", "depends_on": ["a"], "on_error": "continue"},
-		{"id": "c", "tool": "echo", "depends_on": ["b"], "on_error": "continue"},
-		{"id": "n", "tool": "notes", "depends_on": ["c"], "input": {"body": "$a.output"}}]}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range res.Report.Steps {
-		e := ""
-		if s.Error != nil {
-			e = *s.Error
-		}
-		got = append(got, fmt.Sprintf("%s %s %s", s.StepID, s.Status, e))
-	}
-	exited := `MCP server "t" exited: exit status 3; its standard error ends: "crashing as asked"`
-	want := []string{"a success ", "b failed " + exited, "c failed " + exited, "n success "}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-	if b, _ := os.ReadFile(res.Session.Dir + "/" + NotesFile); string(b) != "x\nx\n" {
-		t.Errorf("notes.md %q", b)
-	}
-}
-
-// jsonString returns ss as a JSON list of strings.
-func jsonString(ss []string) (string, error) {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]", nil
 }

@@ -1,0 +1,99 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// ExitCode is planc's exit status for one run (`planc run`, a
+// sub-capsule's `planc __capsule`).
+type ExitCode int
+
+// The exit statuses of a run.
+const (
+	ExitCompleted ExitCode = 0 // the plan completed
+	ExitFailed    ExitCode = 1 // a step stopped it
+	ExitRefused   ExitCode = 2 // refused before any step ran, or a usage error
+	ExitCanceled  ExitCode = 3 // it was cancelled
+)
+
+// EndStatus is the session_end exit_status of a run that ended with c.
+func (c ExitCode) EndStatus() EndStatus {
+	switch c {
+	case ExitCompleted:
+		return EndOK
+	case ExitCanceled:
+		return EndCanceled
+	}
+	return EndFailed
+}
+
+// Task is one plan running in a session: what every part of the host
+// that acts for the plan shares. A `planc run` is one submit-plan call,
+// one task, so the task and its plan file share their number.
+type Task struct {
+	// Session is the session directory; Trace its open trace.
+	Session *Session
+	Trace   *Trace
+	// Plan is the plan file the task runs.
+	Plan *PlanFile
+	// WorkDir is the absolute directory steps run in and tool paths
+	// start from.
+	WorkDir string
+}
+
+// TaskID names the task running plan n of a session in task_canceled and
+// task_end: "plan-<n>".
+func TaskID(n int) string { return "plan-" + strconv.Itoa(n) }
+
+// ID is the task's name, TaskID of its plan's number.
+func (t *Task) ID() string { return TaskID(t.Plan.N) }
+
+// NotesPath is the session's notes.md, which the notes tool appends to.
+func (t *Task) NotesPath() string { return filepath.Join(t.Session.Dir, NotesFile) }
+
+// PlansDir is the session's plans/, absolute: no step may write under it.
+func (t *Task) PlansDir() string {
+	dir := filepath.Join(t.Session.Dir, PlansDir)
+	if a, err := filepath.Abs(dir); err == nil {
+		return a
+	}
+	return filepath.Clean(dir)
+}
+
+// Cut applies S20 to an output of step stepID, at index in the plan: an
+// output over OutputLimit is cut and marked, its whole text kept under
+// outputs/plan-<n>/. A failure to keep it fails the step: err is then
+// joined with why.
+func (t *Task) Cut(stepID string, index int, out string, err error) (string, error) {
+	if len(out) <= OutputLimit {
+		return out, err
+	}
+	path := filepath.Join(t.Session.Dir, OutputsDir, "plan-"+strconv.Itoa(t.Plan.N), OutputName(stepID, index))
+	cut, werr := CutOutput(out, OutputLimit, path, ShownPath(t.WorkDir, path))
+	if werr != nil {
+		return out[:CutPoint(out, OutputLimit)], errors.Join(err, errors.New("the output is over 64 KiB and its whole text could not be kept: "+werr.Error()))
+	}
+	return cut, err
+}
+
+// AbsDir returns dir ("" for the current directory) as an absolute path
+// of an existing directory: a run's working directory.
+func AbsDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	a, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if fi, err := os.Stat(a); err != nil {
+		return "", err
+	} else if !fi.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", a)
+	}
+	return a, nil
+}
