@@ -36,16 +36,20 @@ type Diagnostic struct {
 }
 
 // SortDiagnostics orders ds by position, then code, then message, so output is
-// deterministic.
+// deterministic (CompareDiagnostics); ties keep their order.
 func SortDiagnostics(ds []Diagnostic) {
-	slices.SortStableFunc(ds, func(a, b Diagnostic) int {
-		return cmp.Or(
-			cmp.Compare(a.Span.Start.Offset, b.Span.Start.Offset),
-			cmp.Compare(a.Span.End.Offset, b.Span.End.Offset),
-			cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
+	slices.SortStableFunc(ds, CompareDiagnostics)
+}
+
+// CompareDiagnostics orders two diagnostics of one document: by start, then
+// end, then code, then message.
+func CompareDiagnostics(a, b Diagnostic) int {
+	return cmp.Or(
+		cmp.Compare(a.Span.Start.Offset, b.Span.Start.Offset),
+		cmp.Compare(a.Span.End.Offset, b.Span.End.Offset),
+		cmp.Compare(a.Code, b.Code),
+		cmp.Compare(a.Message, b.Message),
+	)
 }
 
 // HasErrors reports whether any diagnostic in ds is an error.

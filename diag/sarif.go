@@ -1,4 +1,4 @@
-package main
+package diag
 
 import (
 	"io"
@@ -106,7 +106,7 @@ type sarifRegion struct {
 // sarifRules lists every rule planc knows (check's rules, sorted by code,
 // then the parser's codes) plus any other code found in ds, and returns
 // the index of each code.
-func sarifRules(ds []fileDiag) ([]sarifRule, map[string]int) {
+func sarifRules(ds []Diagnostic) ([]sarifRule, map[string]int) {
 	var rules []sarifRule
 	index := map[string]int{}
 	add := func(code string, sev ast.Severity, doc, example string) {
@@ -132,10 +132,11 @@ func sarifRules(ds []fileDiag) ([]sarifRule, map[string]int) {
 	return rules, index
 }
 
-// writeSARIF prints ds as a SARIF 2.1.0 log with one run. failures are the
-// messages of inputs that could not be read; they make the run's
-// invocation unsuccessful and appear as its notifications.
-func writeSARIF(w io.Writer, ds []fileDiag, failures []string) error {
+// WriteSARIF prints ds as a SARIF 2.1.0 log with one run of planc at
+// version. failures are the messages of inputs that could not be read;
+// they make the run's invocation unsuccessful and appear as its
+// notifications.
+func WriteSARIF(w io.Writer, ds []Diagnostic, version string, failures []string) error {
 	rules, index := sarifRules(ds)
 	inv := sarifInvocation{ExecutionSuccessful: len(failures) == 0}
 	for _, f := range failures {
@@ -143,6 +144,7 @@ func writeSARIF(w io.Writer, ds []fileDiag, failures []string) error {
 			sarifNotification{Level: "error", Message: sarifMessage{Text: f}})
 	}
 	results := make([]sarifResult, 0, len(ds))
+	cols := columns{}
 	for _, d := range ds {
 		res := sarifResult{
 			RuleID:    d.Code,
@@ -150,8 +152,8 @@ func writeSARIF(w io.Writer, ds []fileDiag, failures []string) error {
 			Level:     d.Severity.String(),
 			Message:   sarifMessage{Text: d.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: artifactURI(d.file.name)},
-				Region:           region(d.file.src, d.Span),
+				ArtifactLocation: sarifArtifact{URI: artifactURI(d.File.Name)},
+				Region:           cols.region(d.File, d.Span),
 			}}},
 		}
 		if d.Step != "" || d.Suggestion != "" {
@@ -169,20 +171,20 @@ func writeSARIF(w io.Writer, ds []fileDiag, failures []string) error {
 		Version: sarifVersion,
 		Schema:  sarifSchema,
 		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: "planc", Version: plancVersion, Rules: rules}},
+			Tool:        sarifTool{Driver: sarifDriver{Name: "planc", Version: version, Rules: rules}},
 			Invocations: []sarifInvocation{inv},
 			ColumnKind:  "utf16CodeUnits",
 			Results:     results,
 		}},
 	}
-	return encodeJSON(w, log)
+	return Encode(w, log)
 }
 
 // artifactURI turns a file name into a URI reference: a relative path stays
 // relative (with forward slashes, escaped), an absolute one becomes a
 // file: URI. Standard input is "-".
 func artifactURI(name string) string {
-	if name == stdinName {
+	if name == "-" {
 		return name
 	}
 	p := filepath.ToSlash(name)
@@ -195,18 +197,29 @@ func artifactURI(name string) string {
 	return (&url.URL{Path: p}).String()
 }
 
-// region converts a span to a SARIF region, or nil when the span has no
-// position.
-func region(src []byte, sp ast.Span) *sarifRegion {
+// columns converts byte columns to UTF-16 ones, reading each line once
+// for all the diagnostics on it when they come in Sort's order.
+type columns map[lineKey]*u16Cursor
+
+// u16Cursor is how far a line has been counted: byte offset pos (in the
+// line) is UTF-16 column col.
+type u16Cursor struct {
+	text     []byte
+	pos, col int
+}
+
+// region converts a span of f to a SARIF region, or nil when the span has
+// no position.
+func (c columns) region(f *File, sp ast.Span) *sarifRegion {
 	if !sp.IsValid() {
 		return nil
 	}
 	end := spanEnd(sp)
 	return &sarifRegion{
 		StartLine:   int(sp.Start.Line),
-		StartColumn: utf16Col(src, sp.Start),
+		StartColumn: c.utf16Col(f, sp.Start),
 		EndLine:     int(end.Line),
-		EndColumn:   utf16Col(src, end),
+		EndColumn:   c.utf16Col(f, end),
 		ByteOffset:  int(sp.Start.Offset),
 		ByteLength:  int(max(end.Offset-sp.Start.Offset, 0)),
 	}
@@ -214,18 +227,31 @@ func region(src []byte, sp ast.Span) *sarifRegion {
 
 // utf16Col converts p's byte column into a 1-based column in UTF-16 code
 // units (an invalid byte counts as one unit, as U+FFFD).
-func utf16Col(src []byte, p ast.Pos) int {
-	line, ls := lineAt(src, p)
-	prefix := line[:clamp(int(p.Offset)-ls, 0, len(line))]
-	col := 1
-	for len(prefix) > 0 {
-		r, n := utf8.DecodeRune(prefix)
-		if r == utf8.RuneError && n == 1 {
-			col++
-		} else {
-			col += utf16.RuneLen(r)
-		}
-		prefix = prefix[n:]
+func (c columns) utf16Col(f *File, p ast.Pos) int {
+	k := lineKey{f, lineStart(f.Src, p)}
+	u, ok := c[k]
+	if !ok {
+		text, _ := lineAt(f.Src, p)
+		u = &u16Cursor{text: text, col: 1}
+		c[k] = u
 	}
-	return col
+	to := clamp(int(p.Offset)-k.start, 0, len(u.text))
+	if to < u.pos {
+		u.pos, u.col = 0, 1 // out of Sort's order: count the line again
+	}
+	for u.pos < to {
+		r, n := utf8.DecodeRune(u.text[u.pos:])
+		if u.pos+n > to {
+			// p is inside a character: each of its bytes before p counts
+			// as an invalid one; the cursor stays at the character.
+			return u.col + to - u.pos
+		}
+		if r == utf8.RuneError && n == 1 {
+			u.col++
+		} else {
+			u.col += utf16.RuneLen(r)
+		}
+		u.pos += n
+	}
+	return u.col
 }

@@ -1,13 +1,25 @@
-package main
+package diag
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/ast"
 )
+
+// snippet is what WriteText shows of line for a span [start, end) of it.
+func snippet(text []byte, start, end int) (string, string) {
+	ln := &line{text: text, wide: -1}
+	ln.rewind()
+	var b bytes.Buffer
+	caret := ln.snippet(&b, start, end)
+	return b.String(), caret
+}
 
 func TestSnippet(t *testing.T) {
 	long := strings.Repeat("a", 100) + "TARGET" + strings.Repeat("b", 200)
@@ -27,6 +39,9 @@ func TestSnippet(t *testing.T) {
 		{name: "wide characters in the span", line: `"日本"`, start: 0, end: 8, text: `"日本"`, caret: "^~~~~~"},
 		{name: "emoji", line: `"😀" x`, start: 7, end: 8, text: `"😀" x`, caret: "     ^"},
 		{name: "combining mark", line: "e\u0301 x", start: 4, end: 5, text: "e\u0301 x", caret: "  ^"},
+		{name: "family emoji: one cluster, two cells", line: "\"\U0001F468\u200D\U0001F469\u200D\U0001F467\" x", start: 21, end: 22, text: "\"\U0001F468\u200D\U0001F469\u200D\U0001F467\" x", caret: "     ^"},
+		{name: "flag: one cluster, two cells", line: "\"\U0001F1EB\U0001F1F7\" x", start: 11, end: 12, text: "\"\U0001F1EB\U0001F1F7\" x", caret: "     ^"},
+		{name: "span inside a cluster: under the cluster", line: "ae\u0301b", start: 2, end: 3, text: "ae\u0301b", caret: " ^"},
 		{name: "tabs before the span", line: "\t\tab\tc", start: 5, end: 6, text: "\t\tab\tc", caret: "\t\t  \t^"},
 		{name: "tab inside the span", line: "a\tb", start: 0, end: 3, text: "a\tb", caret: "^~~"},
 		{name: "control character", line: "a\x01b", start: 2, end: 3, text: "a\uFFFDb", caret: "  ^"},
@@ -81,47 +96,57 @@ func TestLineAt(t *testing.T) {
 	}
 }
 
-func TestUTF16Col(t *testing.T) {
-	src := []byte("ab\n\"é😀\" x\xffy")
-	tests := []struct {
-		pos  ast.Pos
-		want int
-	}{
-		{ast.Pos{Offset: 1, Line: 1, Col: 2}, 2},
-		{ast.Pos{Offset: 3, Line: 2, Col: 1}, 1},
-		{ast.Pos{Offset: 6, Line: 2, Col: 4}, 3},   // after "é
-		{ast.Pos{Offset: 12, Line: 2, Col: 10}, 7}, // x: "é😀" is 8 bytes, 5 units
-		{ast.Pos{Offset: 14, Line: 2, Col: 12}, 9}, // y: the invalid byte counts one
-	}
-	for _, tt := range tests {
-		if got := utf16Col(src, tt.pos); got != tt.want {
-			t.Errorf("utf16Col(%v) = %d, want %d", tt.pos, got, tt.want)
-		}
-	}
-}
-
-func TestArtifactURI(t *testing.T) {
-	tests := []struct{ name, want string }{
-		{"plan.json", "plan.json"},
-		{"plans/a b.json", "plans/a%20b.json"},
-		{"-", "-"},
-		{"/tmp/x/plan.json", "file:///tmp/x/plan.json"},
-		{"a:b.json", "./a:b.json"},
-	}
-	for _, tt := range tests {
-		if got := artifactURI(tt.name); got != tt.want {
-			t.Errorf("artifactURI(%q) = %q, want %q", tt.name, got, tt.want)
-		}
-	}
-}
-
 func TestWriteTextNoPosition(t *testing.T) {
 	var b strings.Builder
-	d := fileDiag{file: &source{name: "m.json"}, Diagnostic: ast.Diagnostic{Severity: ast.Warning, Code: "x", Message: "no position"}}
-	if err := writeText(&b, []fileDiag{d}); err != nil {
+	d := Diagnostic{File: &File{Name: "m.json"}, Diagnostic: ast.Diagnostic{Severity: ast.Warning, Code: "x", Message: "no position"}}
+	if err := WriteText(&b, []Diagnostic{d}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "m.json: warning: no position [x]\n"; b.String() != want {
-		t.Errorf("writeText = %q, want %q", b.String(), want)
+		t.Errorf("WriteText = %q, want %q", b.String(), want)
 	}
+}
+
+// TestWriteTextBatch: many diagnostics on one long line, in Sort's order
+// or not, render exactly as each does alone: what the renderer keeps of a
+// line between diagnostics changes nothing but the work.
+func TestWriteTextBatch(t *testing.T) {
+	unit := "{\"id\":\"é\U0001F468\u200D\U0001F469\u200D\U0001F467\t日\",\"tool\":\"x\"},"
+	src := []byte(strings.Repeat(unit, 200) + "\n" + strings.Repeat("ab", 30) + "\n")
+	f := &File{Name: "p.json", Src: src}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var ds []Diagnostic
+	for range 300 {
+		off := rng.IntN(len(src) - 1)
+		for !utf8.RuneStart(src[off]) {
+			off--
+		}
+		ln, ls := lineAt(src, posAt(src, off))
+		end := off + rng.IntN(min(20, ls+len(ln)-off+1))
+		ds = append(ds, Diagnostic{File: f, Diagnostic: ast.Diagnostic{Span: ast.Span{Start: posAt(src, off), End: posAt(src, end)}, Code: "c", Message: "m"}})
+	}
+	for _, order := range []string{"as given", "sorted"} {
+		if order == "sorted" {
+			Sort(ds)
+		}
+		var want strings.Builder
+		for _, d := range ds {
+			if err := WriteText(&want, []Diagnostic{d}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got strings.Builder
+		if err := WriteText(&got, ds); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+			t.Errorf("%s: batch differs from one at a time (-want +got):\n%s", order, diff)
+		}
+	}
+}
+
+// posAt is the position of byte off of src.
+func posAt(src []byte, off int) ast.Pos {
+	ls := bytes.LastIndexByte(src[:off], '\n') + 1
+	return ast.Pos{Offset: int32(off), Line: int32(bytes.Count(src[:off], []byte("\n")) + 1), Col: int32(off - ls + 1)}
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
 )
@@ -48,9 +48,9 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	defer c.plans.Done()
 	src := planText(arguments(req))
 	// Checked here first, so that a refused plan makes no session.
-	plan, ds := check.Load(src, check.CapabilitiesOf(c.s.m))
+	plan, found := check.Load(src, check.CapabilitiesOf(c.s.m))
 	if plan == nil {
-		return refusedResult(ds), nil
+		return refusedResult(planDiags(src, found)), nil
 	}
 	dir, err := c.session()
 	if err != nil {
@@ -69,7 +69,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	var re *host.RefusedError
 	switch {
 	case errors.As(err, &re) && len(re.Diagnostics) > 0:
-		return refusedResult(re.Diagnostics), nil
+		return refusedResult(planDiags(re.Source, re.Diagnostics)), nil
 	case errors.As(err, &re):
 		return errorResult("planc refused the plan before any step ran: %s", re.Error()), nil
 	case res == nil:
@@ -77,14 +77,14 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	case err != nil && c.s.cfg.Notice != nil:
 		c.s.cfg.Notice(fmt.Sprintf("plan %q: %v", res.Report.PlanID, err))
 	}
-	return reportResult(res, ds)
+	return reportResult(res, planDiags(src, found))
 }
 
 // reportResult is the result of a plan that ran: the report as structured
 // content and as JSON text, preceded by the summary when the plan did not
 // complete (a failed tool result), followed by any warnings. Its _meta
 // names the session, the plan file and the task.
-func reportResult(res *host.Result, warnings []ast.Diagnostic) (*mcp.CallToolResult, error) {
+func reportResult(res *host.Result, warnings []diag.Diagnostic) (*mcp.CallToolResult, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -115,9 +115,8 @@ func reportResult(res *host.Result, warnings []ast.Diagnostic) (*mcp.CallToolRes
 // structured content: clients hold structured content to the output
 // schema, the report's, even in a failed result (check-plan gives the
 // diagnostics structured).
-func refusedResult(ds []ast.Diagnostic) *mcp.CallToolResult {
-	ds = sorted(ds)
-	errs, warns := count(ds)
+func refusedResult(ds []diag.Diagnostic) *mcp.CallToolResult {
+	errs, warns := diag.Count(ds)
 	head := fmt.Sprintf("planc refused the plan; nothing ran. %s, %s (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):", plural(errs, "error"), plural(warns, "warning"))
 	return errorResult("%s\n%s", head, diagLines(ds))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/tools"
 )
 
@@ -68,7 +69,7 @@ func runCheck(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	}
 
-	var all []fileDiag
+	var all []diag.Diagnostic
 	var caps *check.Capabilities
 	if *capsule != "" {
 		m, ds, err := e.loadManifest(*capsule)
@@ -78,7 +79,7 @@ func runCheck(e *env, c *command, args []string) int {
 		}
 		if m == nil {
 			// The manifest is refused: its diagnostics are the output.
-			sortDiags(ds)
+			diag.Sort(ds)
 			if err := e.writeDiags(format.value, ds, nil); err != nil {
 				return e.writeFailed(err)
 			}
@@ -107,7 +108,7 @@ func runCheck(e *env, c *command, args []string) int {
 		}
 		all = append(all, ds...)
 	}
-	sortDiags(all)
+	diag.Sort(all)
 	if err := e.writeDiags(format.value, all, failures); err != nil {
 		return e.writeFailed(err)
 	}
@@ -117,7 +118,7 @@ func runCheck(e *env, c *command, args []string) int {
 	switch {
 	case len(failures) > 0:
 		return exitUsage
-	case failing(all, *werror):
+	case diag.Failing(all, *werror):
 		return exitFail
 	}
 	return exitOK
@@ -134,14 +135,14 @@ func listMCPTools(m *ast.Manifest, manifestDir string) ([]string, error) {
 
 // writeDiags prints ds on standard output in format (text, json or sarif).
 // failures are the inputs that could not be read, for SARIF's invocation.
-func (e *env) writeDiags(format string, ds []fileDiag, failures []string) error {
+func (e *env) writeDiags(format string, ds []diag.Diagnostic, failures []string) error {
 	switch format {
 	case "json":
-		return writeJSON(e.stdout, ds)
+		return diag.WriteJSON(e.stdout, ds)
 	case "sarif":
-		return writeSARIF(e.stdout, ds, failures)
+		return diag.WriteSARIF(e.stdout, ds, plancVersion, failures)
 	}
-	return writeText(e.stdout, ds)
+	return diag.WriteText(e.stdout, ds)
 }
 
 // writeFailed reports that standard output could not be written.

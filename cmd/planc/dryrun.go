@@ -9,6 +9,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/diag"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/ir"
 )
@@ -89,8 +90,8 @@ func writeSchedule(w io.Writer, p *ir.Program, s *graph.Schedule, maxParallel in
 		st := &p.Steps[i]
 		ids[i] = strconv.Quote(st.ID)
 		targets[i] = st.Kind.String() + " " + strconv.Quote(st.Target)
-		idWidth = max(idWidth, cells(ids[i]))
-		if c := cells(targets[i]); c <= maxTargetPad {
+		idWidth = max(idWidth, diag.Width(ids[i]))
+		if c := diag.Width(targets[i]); c <= maxTargetPad {
 			targetWidth = max(targetWidth, c)
 		}
 	}
@@ -163,19 +164,10 @@ func plural(n int, noun string) string {
 
 // pad right-pads s with spaces to width terminal cells.
 func pad(s string, width int) string {
-	if c := cells(s); c < width {
+	if c := diag.Width(s); c < width {
 		return s + strings.Repeat(" ", width-c)
 	}
 	return s
-}
-
-// cells is how many terminal cells s takes (runeCells for each rune).
-func cells(s string) int {
-	n := 0
-	for _, r := range s {
-		n += runeCells(r)
-	}
-	return n
 }
 
 // escapeControls replaces the characters that must not reach a terminal as
@@ -184,7 +176,7 @@ func cells(s string) int {
 func escapeControls(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if unprintable(r) {
+		if diag.Unprintable(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 			continue

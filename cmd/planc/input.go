@@ -1,15 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/diag"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -18,24 +17,10 @@ import (
 // its diagnostics carry.
 const stdinName = "-"
 
-// source is one input document: the name it was given by (a path, or "-"
-// for standard input) and its bytes.
-type source struct {
-	name string
-	src  []byte
-}
-
-// fileDiag is a diagnostic together with the document it belongs to, so
-// that the renderers can print the file name and the source line.
-type fileDiag struct {
-	file *source
-	ast.Diagnostic
-}
-
 // readSource reads the document named by path ("-" is standard input). It
 // reads at most limit+1 bytes, so an oversized document is refused without
 // being held in memory; the caller checks len(src) > limit.
-func (e *env) readSource(path string, limit int) (*source, error) {
+func (e *env) readSource(path string, limit int) (*diag.File, error) {
 	var r io.Reader
 	if path == stdinName {
 		r = e.stdin
@@ -60,7 +45,7 @@ func (e *env) readSource(path string, limit int) (*source, error) {
 		}
 		return nil, err // an *fs.PathError: it names the file
 	}
-	return &source{name: path, src: b}, nil
+	return &diag.File{Name: path, Src: b}, nil
 }
 
 // tooLarge is the diagnostic for a document over the size limit (S5). The
@@ -81,74 +66,37 @@ func tooLarge(limit int, fix string) ast.Diagnostic {
 // (check.Load) with caps (nil: no capability rules). It returns every
 // diagnostic of the parser and the checker, and a non-nil error only when
 // the file cannot be read. plan is nil when the plan is refused.
-func (e *env) loadPlan(path string, caps *check.Capabilities) (*source, *check.Plan, []fileDiag, error) {
+func (e *env) loadPlan(path string, caps *check.Capabilities) (*diag.File, *check.Plan, []diag.Diagnostic, error) {
 	lim := parser.DefaultLimits()
-	s, err := e.readSource(path, lim.MaxBytes)
+	f, err := e.readSource(path, lim.MaxBytes)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if lim.MaxBytes > 0 && len(s.src) > lim.MaxBytes {
-		return s, nil, attach(s, []ast.Diagnostic{tooLarge(lim.MaxBytes, "split the plan into smaller plans")}), nil
+	if lim.MaxBytes > 0 && len(f.Src) > lim.MaxBytes {
+		return f, nil, diag.Attach(f, []ast.Diagnostic{tooLarge(lim.MaxBytes, "split the plan into smaller plans")}), nil
 	}
-	plan, ds := check.Load(s.src, caps)
-	return s, plan, attach(s, ds), nil
+	plan, ds := check.Load(f.Src, caps)
+	return f, plan, diag.Attach(f, ds), nil
 }
 
 // loadManifest reads and parses the capsule manifest at path. m is nil
 // when the manifest has errors (the diagnostics say why); err is non-nil
 // only when the file cannot be read. check.CapabilitiesOf(m) gives what
 // check needs; relative paths in m are relative to path's directory.
-func (e *env) loadManifest(path string) (m *ast.Manifest, ds []fileDiag, err error) {
+func (e *env) loadManifest(path string) (m *ast.Manifest, ds []diag.Diagnostic, err error) {
 	lim := parser.DefaultLimits()
-	s, err := e.readSource(path, lim.MaxBytes)
+	f, err := e.readSource(path, lim.MaxBytes)
 	if err != nil {
 		return nil, nil, err
 	}
-	if lim.MaxBytes > 0 && len(s.src) > lim.MaxBytes {
-		return nil, attach(s, []ast.Diagnostic{tooLarge(lim.MaxBytes, "is this file a capsule manifest?")}), nil
+	if lim.MaxBytes > 0 && len(f.Src) > lim.MaxBytes {
+		return nil, diag.Attach(f, []ast.Diagnostic{tooLarge(lim.MaxBytes, "is this file a capsule manifest?")}), nil
 	}
-	m, pds := parser.ParseManifest(s.src, lim)
+	m, pds := parser.ParseManifest(f.Src, lim)
 	if ast.HasErrors(pds) {
 		m = nil
 	}
-	return m, attach(s, pds), nil
-}
-
-// attach pairs each diagnostic with its document.
-func attach(s *source, ds []ast.Diagnostic) []fileDiag {
-	out := make([]fileDiag, len(ds))
-	for i, d := range ds {
-		out[i] = fileDiag{file: s, Diagnostic: d}
-	}
-	return out
-}
-
-// sortDiags orders ds by file name, line, column, end, code and message;
-// ties keep their order, so the output is deterministic.
-func sortDiags(ds []fileDiag) {
-	slices.SortStableFunc(ds, func(a, b fileDiag) int {
-		sa, sb := a.Span, b.Span
-		return cmp.Or(
-			cmp.Compare(a.file.name, b.file.name),
-			cmp.Compare(sa.Start.Line, sb.Start.Line),
-			cmp.Compare(sa.Start.Col, sb.Start.Col),
-			cmp.Compare(sa.End.Line, sb.End.Line),
-			cmp.Compare(sa.End.Col, sb.End.Col),
-			cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
-}
-
-// failing reports whether ds makes a command fail: any error, or any
-// warning when werror is set.
-func failing(ds []fileDiag, werror bool) bool {
-	for _, d := range ds {
-		if d.Severity == ast.Error || werror {
-			return true
-		}
-	}
-	return false
+	return m, diag.Attach(f, pds), nil
 }
 
 // lowerChecked is the front half of the commands that show a plan without
@@ -159,7 +107,7 @@ func failing(ds []fileDiag, werror bool) bool {
 // file or a refused manifest, 1 for a refused plan.
 func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 	var caps *check.Capabilities
-	var all []fileDiag
+	var all []diag.Diagnostic
 	if capsule != "" {
 		m, ds, ok := e.manifestArg(cmd, capsule)
 		if !ok {
@@ -173,9 +121,9 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 		return nil, exitUsage
 	}
 	all = append(all, ds...)
-	sortDiags(all)
+	diag.Sort(all)
 	if len(all) > 0 {
-		if err := writeText(e.stderr, all); err != nil {
+		if err := diag.WriteText(e.stderr, all); err != nil {
 			return nil, e.writeFailed(err)
 		}
 	}
@@ -193,15 +141,15 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 // manifestArg loads the capsule manifest named by --capsule for command
 // cmd. A manifest that cannot be read, or is refused (its diagnostics go to
 // standard error as check prints them), gives nil and exit status 2.
-func (e *env) manifestArg(cmd, path string) (*ast.Manifest, []fileDiag, bool) {
+func (e *env) manifestArg(cmd, path string) (*ast.Manifest, []diag.Diagnostic, bool) {
 	m, ds, err := e.loadManifest(path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
 		return nil, nil, false
 	}
 	if m == nil {
-		sortDiags(ds)
-		_ = writeText(e.stderr, ds)
+		diag.Sort(ds)
+		_ = diag.WriteText(e.stderr, ds)
 		return nil, nil, false
 	}
 	return m, ds, true

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
 )
@@ -99,8 +100,8 @@ func runRun(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
-	sortDiags(ds)
-	writeText(e.stderr, ds) // warnings too, as check prints them
+	diag.Sort(ds)
+	diag.WriteText(e.stderr, ds) // warnings too, as check prints them
 	if plan == nil {
 		return exitUsage
 	}
@@ -147,20 +148,20 @@ func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
 // refusals on standard error (diagnostics as check prints them), the
 // report on standard output, and the summary line when the plan did not
 // complete.
-func (e *env) finishRun(src *source, res *host.Result, err error) int {
+func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	var re *host.RefusedError
 	switch {
 	case errors.As(err, &re) && len(re.Diagnostics) > 0:
-		ds := attach(&source{name: src.name, src: re.Source}, re.Diagnostics)
-		sortDiags(ds)
-		writeText(e.stderr, onlyErrors(ds))
+		ds := diag.Attach(&diag.File{Name: src.Name, Src: re.Source}, re.Diagnostics)
+		diag.Sort(ds)
+		diag.WriteText(e.stderr, onlyErrors(ds))
 	case err != nil:
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 	}
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := encodeJSON(e.stdout, res.Report); werr != nil {
+	if werr := diag.Encode(e.stdout, res.Report); werr != nil {
 		return e.writeFailed(werr)
 	}
 	if !res.Report.Completed {
@@ -170,8 +171,8 @@ func (e *env) finishRun(src *source, res *host.Result, err error) int {
 }
 
 // onlyErrors drops warnings: they were printed before the run.
-func onlyErrors(ds []fileDiag) []fileDiag {
-	var out []fileDiag
+func onlyErrors(ds []diag.Diagnostic) []diag.Diagnostic {
+	var out []diag.Diagnostic
 	for _, d := range ds {
 		if d.Severity == ast.Error {
 			out = append(out, d)
