@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
 
@@ -75,7 +76,7 @@ func TestCheckErr(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			got := strings.Join(checkFile(t, f, caps), "\n") + "\n"
 			out := strings.TrimSuffix(f, ".json") + ".out"
-			goldenFile(t, out, got, "diagnostics")
+			testkit.GoldenFile(t, out, got, "diagnostics")
 			if strings.TrimSpace(got) == "" {
 				t.Errorf("an err plan must produce at least one diagnostic")
 			}

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // TestEmbeddingDocExample: the Host shown in docs/embedding.md is the one
@@ -28,5 +30,5 @@ func TestEmbeddingDocExample(t *testing.T) {
 	}
 	want := strings.TrimSpace(code[i:j]) + "\n"
 
-	goldenSection(t, docPath, begin, end, want, examplePath+"'s example")
+	testkit.GoldenSection(t, docPath, begin, end, want, examplePath+"'s example")
 }

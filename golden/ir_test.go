@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 )
 
@@ -36,7 +37,7 @@ func TestIRGolden(t *testing.T) {
 				t.Fatal("dump is not stable across lowerings")
 			}
 			out := filepath.Join("testdata/ir", strings.TrimSuffix(filepath.Base(f), ".json")+".ir")
-			goldenFile(t, out, got, "IR")
+			testkit.GoldenFile(t, out, got, "IR")
 		})
 	}
 }

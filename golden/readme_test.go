@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
 
@@ -31,5 +32,5 @@ func codesTable() string {
 // TestReadmeCodes: the README lists every code with one example.
 func TestReadmeCodes(t *testing.T) {
 	const begin, end = "<!-- codes:begin -->\n", "<!-- codes:end -->"
-	goldenSection(t, "../README.md", begin, end, codesTable(), "the codes table")
+	testkit.GoldenSection(t, "../README.md", begin, end, codesTable(), "the codes table")
 }

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // readmePath is the README whose tour this file keeps true.
@@ -39,22 +41,6 @@ var tour = []tourStep{
 	{name: "dry-run", args: []string{"run", "--dry-run", "--capsule", "examples/capsule.json", "examples/fan-out.json"}},
 	{name: "run", args: []string{"run", "examples/hello.json"}, sandbox: true},
 	{name: "trace", args: []string{"trace", "steps"}, sandbox: true},
-}
-
-// buildPlanc builds cmd/planc into a temporary directory (golden cannot
-// import package main) and returns the binary's path; the test is skipped
-// where there is no go command.
-func buildPlanc(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build planc with")
-	}
-	bin := filepath.Join(t.TempDir(), "planc")
-	if out, err := exec.Command(gobin, "build", "-o", bin, "../cmd/planc").CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/planc: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // copyTree copies the regular files under src into dst.
@@ -119,7 +105,7 @@ func normalise(s string) string {
 // exit status it should have and nothing on standard error. -update
 // rewrites the README's blocks from what the commands print.
 func TestReadmeTour(t *testing.T) {
-	bin := buildPlanc(t)
+	bin := testkit.PlancBinary(t)
 	raw, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +143,7 @@ func TestReadmeTour(t *testing.T) {
 			continue
 		}
 		want := tourBlock(s, stdout.String())
-		if *update {
+		if *testkit.Update {
 			readme = readme[:i+len(begin)] + want + readme[j:]
 			continue
 		}
@@ -165,7 +151,7 @@ func TestReadmeTour(t *testing.T) {
 			t.Errorf("README.md's tour:%s is stale; run go test ./golden -run ReadmeTour -update\n--- README\n%s--- planc prints\n%s", s.name, got, want)
 		}
 	}
-	if *update {
+	if *testkit.Update {
 		if err := os.WriteFile(readmePath, []byte(readme), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 	"github.com/planc/planc/vm/vmtest"
@@ -65,7 +66,7 @@ func TestRunGolden(t *testing.T) {
 			t.Parallel()
 			got := runScenario(t, dir)
 			path := filepath.Join(dir, "want.txt")
-			goldenFile(t, path, got, "run")
+			testkit.GoldenFile(t, path, got, "run")
 		})
 	}
 }

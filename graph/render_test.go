@@ -3,7 +3,6 @@ package graph_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +14,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden drawings in testdata")
 
 // plans returns the test plans of testdata, lowered, by base name.
 func plans(t *testing.T) map[string]*ir.Program {
@@ -60,20 +58,7 @@ func TestGolden(t *testing.T) {
 		for _, format := range []string{"dot", "mmd"} {
 			t.Run(name+"."+format, func(t *testing.T) {
 				got := draw(t, p, format)
-				path := filepath.Join("testdata", name+"."+format)
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := cmp.Diff(string(want), string(got)); d != "" {
-					t.Errorf("%s (-want +got):\n%s", path, d)
-				}
+				testkit.GoldenFile(t, filepath.Join("testdata", name+"."+format), string(got), "drawing")
 			})
 		}
 	}

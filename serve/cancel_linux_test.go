@@ -1,11 +1,9 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,7 +14,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
 
@@ -36,32 +34,11 @@ const cancelPlan = `{"id": "stop", "steps": [
 	{"id": "later", "tool": "notes", "depends_on": ["polite"], "input": {"body": "x"}}
 ]}`
 
-// writeRoost makes dir/roost with the polite and stubborn capsules, which
-// sleep for the seconds given, so that a test finds their processes by
-// their command lines.
-func writeRoost(t *testing.T, dir, sleepPolite, sleepStubborn string) {
-	t.Helper()
-	for name, src := range map[string]string{
-		"roost/local/polite/capsule.json":   `{"name": "local/polite", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; sleep ` + sleepPolite + ` & wait"]}}`,
-		"roost/local/stubborn/capsule.json": `{"name": "local/stubborn", "entrypoint": {"command": ["sh", "-c", "trap '' TERM; echo started; exec sleep ` + sleepStubborn + `"]}}`,
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // needScope skips the test without a delegated cgroup v2 scope, and
 // builds the planc the host's re-executions become.
 func needScope(t *testing.T) {
 	t.Helper()
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
+	testkit.NeedScope(t)
 	plancBinary(t)
 }
 
@@ -74,7 +51,7 @@ func TestCancel(t *testing.T) {
 	needScope(t)
 	t.Setenv(capsule.EnvGrace, "500ms")
 	dir := t.TempDir()
-	writeRoost(t, dir, "310.11", "310.22")
+	testkit.WriteRoost(t, dir, testkit.CancelCapsules("310.11", "310.22")...)
 	f := connect(t, Config{WorkDir: dir, Manifest: manifest(t, cancelManifest), ManifestDir: dir})
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -84,12 +61,12 @@ func TestCancel(t *testing.T) {
 		called <- err
 	}()
 	sess := waitSession(t, dir)
-	waitStarted(t, sess, 2)
+	testkit.WaitStarted(t, sess, 2)
 	cancel()
 	if err := <-called; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled call returned %v", err)
 	}
-	lines := waitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
+	lines := testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
 
 	settled := map[string]string{}
 	var tail []string
@@ -125,11 +102,11 @@ func TestCancel(t *testing.T) {
 		t.Errorf("the trace ends\n%s\nwant\n%s", strings.Join(tail, "\n"), strings.Join(wantTail, "\n"))
 	}
 	for _, m := range []string{"sleep 310.11", "sleep 310.22", "--roost " + filepath.Join(dir, "roost")} {
-		if left := stillRunning(m, 3*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 3*time.Second); len(left) > 0 {
 			t.Errorf("%q left running: %v", m, left)
 		}
 	}
-	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, testkit.SessionID(t, sess)); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 
@@ -155,75 +132,4 @@ func waitSession(t *testing.T, dir string) string {
 	}
 	t.Fatal("no session was made")
 	return ""
-}
-
-// waitStarted waits until n sub-capsules of sess have said "started".
-func waitStarted(t *testing.T, sess string, n int) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		ready := 0
-		ds, _ := filepath.Glob(filepath.Join(sess, "delegations", "*", capsule.AnswerFile))
-		for _, d := range ds {
-			if b, _ := os.ReadFile(d); strings.HasPrefix(string(b), "started") {
-				ready++
-			}
-		}
-		if ready == n {
-			return
-		}
-	}
-	t.Fatal("the sub-capsules did not start")
-}
-
-// waitEvent waits until the trace at path has n lines of event, and
-// returns its lines.
-func waitEvent(t *testing.T, path, event string, n int) []map[string]any {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(path)
-		if bytes.Count(b, []byte(`"event":"`+event+`"`)) >= n {
-			return traceLines(t, path)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d %s lines in %s:\n%s", n, event, path, b)
-		}
-	}
-}
-
-// sessionID is the session id in sess's trace.
-func sessionID(t *testing.T, sess string) string {
-	t.Helper()
-	return traceLines(t, filepath.Join(sess, session.TraceFile))[0]["session"].(string)
-}
-
-// stillRunning returns the processes whose command line holds marker,
-// once they are gone or wait has passed.
-func stillRunning(marker string, wait time.Duration) []string {
-	deadline := time.Now().Add(wait)
-	for {
-		var left []string
-		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-		for _, p := range procs {
-			b, err := os.ReadFile(p)
-			if err == nil && strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), marker) {
-				left = append(left, p)
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// scopesLeft returns the cgroups named planc-<session>-* left under this
-// process's cgroup v2.
-func scopesLeft(t *testing.T, session string) []string {
-	t.Helper()
-	dir, err := shell.OwnCgroupDir()
-	if err != nil {
-		return nil // no cgroup v2 here: no scope was made
-	}
-	left, _ := filepath.Glob(filepath.Join(dir, "planc-"+session+"-*"))
-	return left
 }

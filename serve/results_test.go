@@ -15,6 +15,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The tools' results over in-memory transports: submit-plan's outcomes,
@@ -172,7 +174,7 @@ func TestTwoPlansOneSession(t *testing.T) {
 		t.Errorf("plans %v", plans)
 	}
 	var starts []string
-	for _, l := range traceLines(t, filepath.Join(sess, "trace.jsonl")) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl")) {
 		if l["event"] == "plan_start" {
 			starts = append(starts, l["plan_id"].(string)+" "+l["plan_file"].(string))
 		}
@@ -185,24 +187,6 @@ func TestTwoPlansOneSession(t *testing.T) {
 	if r3.Meta["session"] == sess || r3.Meta["task_id"] != "plan-1" {
 		t.Errorf("a second connection: _meta %v", r3.Meta)
 	}
-}
-
-// traceLines reads a trace.jsonl.
-func traceLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("trace line %q: %v", line, err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // TestOutputSchemas: the structured content of every kind of result

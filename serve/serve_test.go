@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/parser"
+	"github.com/planc/planc/internal/testkit"
 )
 
 // fixture is one in-memory connection: a Server serving it, and a Go SDK
@@ -196,14 +196,7 @@ func TestNoSubmitWithoutGrant(t *testing.T) {
 }
 
 // manifest parses a capsule manifest.
-func manifest(t *testing.T, src string) *ast.Manifest {
-	t.Helper()
-	m, ds := parser.ParseManifest([]byte(src), parser.DefaultLimits())
-	if ast.HasErrors(ds) {
-		t.Fatalf("manifest: %v", ds)
-	}
-	return m
-}
+func manifest(t *testing.T, src string) *ast.Manifest { return testkit.Manifest(t, src) }
 
 // jsonEqual reports whether a and b are the same JSON value.
 func jsonEqual(t *testing.T, a, b []byte) bool {

@@ -15,26 +15,15 @@ import (
 	"github.com/planc/planc/parser"
 )
 
-// TestBinary builds planc and runs it as a process once, for what the
+// TestBinary runs the planc binary as a process, for what the
 // in-process tests cannot see: os.Args, the real standard streams and the
 // process's exit status.
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the planc binary; skipped with -short")
 	}
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command in PATH")
-	}
+	bin := plancBin(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "planc")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.Command(gobin, "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	if err := os.WriteFile(filepath.Join(dir, "plan.json"), []byte(dupKeyPlan), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // cancelPlan runs a sub-capsule that winds down on SIGTERM (polite) and
@@ -43,7 +45,7 @@ func traceTime(t *testing.T, l map[string]any) time.Time {
 // exited; task_canceled, the terminal delegation lines, task_end and
 // plan_end in the parent's trace; nothing left running.
 func TestCapsuleCancel(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "300.11", "300.22")
@@ -56,7 +58,7 @@ func TestCapsuleCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	waitStarted(t, sess, 2)
+	testkit.WaitStarted(t, sess, 2)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
 	code := exitCode(t, cmd.Wait())
@@ -83,7 +85,7 @@ func TestCapsuleCancel(t *testing.T) {
 	// 1. The polite one wound down on SIGTERM within about a second and
 	// wrote session_end canceled; the stubborn one was killed and wrote
 	// none.
-	pl := traceLines(t, filepath.Join(polite, "trace.jsonl"))
+	pl := testkit.TraceLines(t, filepath.Join(polite, "trace.jsonl"))
 	if ev := capsuleEvents(t, filepath.Join(polite, "trace.jsonl")); !slices.Equal(ev, []string{"session_start plan-1-polite-1", "session_end canceled"}) {
 		t.Errorf("polite's trace: %v", ev)
 	} else if d := traceTime(t, pl[1]).Sub(start); d >= 5*time.Second {
@@ -102,7 +104,7 @@ func TestCapsuleCancel(t *testing.T) {
 	}
 	// 3 and 4. The parent's trace: task_canceled naming both, their
 	// terminal lines, task_end, then plan_end and session_end.
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	n := len(lines)
 	if n < 6 {
 		t.Fatalf("trace: %v", lines)
@@ -134,11 +136,11 @@ func TestCapsuleCancel(t *testing.T) {
 		t.Errorf("delegation lines: %v", ev)
 	}
 	for _, m := range []string{"sleep 300.11", "sleep 300.22", "--roost " + filepath.Join(dir, "roost")} {
-		if left := stillRunning(m, 2*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 2*time.Second); len(left) > 0 {
 			t.Errorf("%s left running: %v", m, left)
 		}
 	}
-	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, testkit.SessionID(t, sess)); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 }
@@ -148,7 +150,7 @@ func TestCapsuleCancel(t *testing.T) {
 // command (the stubborn one's by SIGKILL, after PLANC_CAPSULE_GRACE) and
 // exits, leaving no completion.json.
 func TestCapsuleSpawnerKilled(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "301.11", "301.22")
@@ -161,14 +163,14 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	}
 	roost := filepath.Join(dir, "roost")
 	t.Cleanup(func() { clearScopes(t, sess) })
-	waitStarted(t, sess, 2)
+	testkit.WaitStarted(t, sess, 2)
 	cmd.Process.Kill()
 	cmd.Wait()
 
 	// The sub-capsules and their commands go on their own.
-	stillRunning("--roost "+roost, 10*time.Second)
+	testkit.StillRunning("--roost "+roost, 10*time.Second)
 	for _, m := range []string{"--roost " + roost, "sleep 301.11", "sleep 301.22"} {
-		if left := stillRunning(m, 2*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 2*time.Second); len(left) > 0 {
 			t.Errorf("%s still running: %v", m, left)
 		}
 	}
@@ -190,27 +192,13 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	}
 }
 
-// stillRunning returns the processes whose command line holds marker
-// once they are gone or wait has passed: a process killed a moment ago
-// may take the kernel a moment to end.
-func stillRunning(marker string, wait time.Duration) []string {
-	deadline := time.Now().Add(wait)
-	for {
-		left := marked(marker)
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // clearScopes removes the cgroups a killed planc left for session sess
 // (its plan's scope and the leaves in it), killing anything in them: a
 // parent killed outright cleans up nothing. It fails the test when a leaf
 // still held a process.
 func clearScopes(t *testing.T, sess string) {
-	id := sessionID(t, sess)
-	for _, scope := range scopesLeft(t, id) {
+	id := testkit.SessionID(t, sess)
+	for _, scope := range testkit.ScopesLeft(t, id) {
 		ents, _ := os.ReadDir(scope)
 		for _, e := range ents {
 			if !e.IsDir() {

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The end-to-end tests of capsule steps: planc run spawning sub-capsules
@@ -46,10 +47,9 @@ func writeTestRoost(t *testing.T, dir, sleepPolite, sleepStubborn string) {
 		]}`,
 		"roost/local/big/capsule.json", `{"name": "local/big", "entrypoint": {"command": ["sh", "-c", "head -c 70000 /dev/zero | tr '\\000' x"]}}`,
 		"roost/local/fail/capsule.json", `{"name": "local/fail", "entrypoint": {"command": ["sh", "-c", "echo partial; echo oops >&2; exit 3"]}}`,
-		"roost/local/polite/capsule.json", `{"name": "local/polite", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; sleep `+sleepPolite+` & wait"]}}`,
-		"roost/local/stubborn/capsule.json", `{"name": "local/stubborn", "entrypoint": {"command": ["sh", "-c", "trap '' TERM; echo started; exec sleep `+sleepStubborn+`"]}}`,
 		"capsule.json", capsuleCaps,
 	)
+	testkit.WriteRoost(t, dir, testkit.CancelCapsules(sleepPolite, sleepStubborn)...)
 }
 
 // delegationDirs returns the delegation directories of the session sess,
@@ -69,7 +69,7 @@ func delegationDirs(t *testing.T, sess string) map[string]string {
 func capsuleEvents(t *testing.T, path string, names ...string) []string {
 	t.Helper()
 	var out []string
-	for _, l := range traceLines(t, path) {
+	for _, l := range testkit.TraceLines(t, path) {
 		e := l["event"].(string)
 		if len(names) == 0 || slices.Contains(names, e) {
 			s := e
@@ -88,7 +88,7 @@ func capsuleEvents(t *testing.T, path string, names ...string) []string {
 // answer, a failing sub-capsule, unlisted and ambiguous capsules, the
 // delegation directories and the trace's delegation lines.
 func TestCapsuleSteps(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "300.01", "300.02")
@@ -155,7 +155,7 @@ func TestCapsuleSteps(t *testing.T) {
 	}
 
 	// One directory per delegation, each a child session.
-	parentID := sessionID(t, sess)
+	parentID := testkit.SessionID(t, sess)
 	dirs := delegationDirs(t, sess)
 	ids := []string{"plan-1-again-1", "plan-1-big-1", "plan-1-echo-1", "plan-1-fail-1", "plan-1-sum-1"}
 	if diff := cmp.Diff(ids, slices.Sorted(func(yield func(string) bool) {
@@ -178,7 +178,7 @@ func TestCapsuleSteps(t *testing.T) {
 		if err := json.Unmarshal(b, &info); err != nil || info.SpawnedBy != parentID || info.DelegationID != id {
 			t.Errorf("%s/session.json: %s", id, b)
 		}
-		first := traceLines(t, filepath.Join(d, "trace.jsonl"))[0]
+		first := testkit.TraceLines(t, filepath.Join(d, "trace.jsonl"))[0]
 		if first["event"] != "session_start" || first["spawned_by"] != parentID || first["delegation_id"] != id || first["capsule"] != info.Capsule {
 			t.Errorf("%s: first line %v", id, first)
 		}
@@ -194,7 +194,7 @@ func TestCapsuleSteps(t *testing.T) {
 	// Each capsule step: plan_step_start, delegation_start, delegation,
 	// plan_step, ids matching; refused spawns have no delegation; the
 	// hooks and read_only never saw a capsule step.
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	for _, step := range []string{"echo", "sum", "big", "fail", "again", "unlisted", "ambiguous"} {
 		var seq []string
 		for _, l := range lines {
@@ -224,7 +224,7 @@ func TestCapsuleSteps(t *testing.T) {
 			t.Errorf("unexpected %v", l)
 		}
 	}
-	if left := scopesLeft(t, parentID); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, parentID); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 }
@@ -233,22 +233,4 @@ func TestCapsuleSteps(t *testing.T) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-// waitStarted waits until every delegation of the session has printed
-// "started" (its command runs, its TERM trap set).
-func waitStarted(t *testing.T, sess string, n int) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		ready := 0
-		for _, d := range delegationDirs(t, sess) {
-			if b, _ := os.ReadFile(filepath.Join(d, "answer.txt")); strings.HasPrefix(string(b), "started") {
-				ready++
-			}
-		}
-		if ready == n {
-			return
-		}
-	}
-	t.Fatalf("the sub-capsules did not start")
 }

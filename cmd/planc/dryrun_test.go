@@ -1,16 +1,13 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/planc/planc/internal/testkit"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // dryRunDir holds the dry run's golden files: NAME.txt is what
 // planc run --dry-run prints for the case NAME.
@@ -73,20 +70,7 @@ func TestDryRunGolden(t *testing.T) {
 				t.Errorf("stderr (warnings expected: %v):\n%s", tc.warnings, got.Stderr)
 			}
 			noSession(t, dir)
-			path := filepath.Join(testdata, tc.name+".txt")
-			if *update {
-				if err := os.WriteFile(path, []byte(got.Stdout), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./cmd/planc -run DryRun -update writes it)", err)
-			}
-			if d := cmp.Diff(string(want), got.Stdout); d != "" {
-				t.Errorf("planc run --dry-run (-%s +got):\n%s", path, d)
-			}
+			testkit.GoldenFile(t, filepath.Join(testdata, tc.name+".txt"), got.Stdout, "planc run --dry-run")
 		})
 	}
 }

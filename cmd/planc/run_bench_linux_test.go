@@ -13,9 +13,7 @@ import (
 //
 //	go test ./cmd/planc -run '^$' -bench Run200True -benchtime 20x
 func BenchmarkRun200True(b *testing.B) {
-	if plancBin == "" {
-		b.Skip("no planc binary")
-	}
+	bin := plancBin(b)
 	dir := b.TempDir()
 	steps := make([]map[string]string, 200)
 	for i := range steps {
@@ -25,11 +23,11 @@ func BenchmarkRun200True(b *testing.B) {
 	write(b, dir, "plan.json", string(plan), "capsule.json",
 		`{"name": "local/perf", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["true"]}}}`)
 	b.Run("planc", func(b *testing.B) {
-		if err := exec.Command(plancBin, "run", "--capsule", dir+"/capsule.json", "--session", dir+"/s", dir+"/plan.json").Run(); err != nil {
+		if err := exec.Command(bin, "run", "--capsule", dir+"/capsule.json", "--session", dir+"/s", dir+"/plan.json").Run(); err != nil {
 			b.Skipf("planc run: %v", err)
 		}
 		for b.Loop() {
-			cmd := exec.Command(plancBin, "run", "--quiet", "--max-parallel", "16", "--capsule", "capsule.json", "--session", "s", "plan.json")
+			cmd := exec.Command(bin, "run", "--quiet", "--max-parallel", "16", "--capsule", "capsule.json", "--session", "s", "plan.json")
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%.2000s", err, out)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The end-to-end tests of MCP tools run planc with the example MCP server
@@ -28,9 +30,9 @@ var (
 // first use; it skips t when there is no planc binary or go command.
 func mcpServerBin(t *testing.T) string {
 	t.Helper()
-	needBinary(t)
+	dir := filepath.Dir(plancBin(t))
 	mcpOnce.Do(func() {
-		bin := filepath.Join(filepath.Dir(plancBin), "planc-mcp-demo")
+		bin := filepath.Join(dir, "planc-mcp-demo")
 		out, err := exec.Command("go", "build", "-o", bin, "github.com/planc/planc/examples/mcp/server").CombinedOutput()
 		if err != nil {
 			mcpErr = err.Error() + "\n" + string(out)
@@ -68,7 +70,7 @@ func noServerLeft(t *testing.T, bin string) {
 	t.Helper()
 	var left []string
 	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if left = marked(bin); len(left) == 0 {
+		if left = testkit.Running(bin); len(left) == 0 {
 			return
 		}
 	}
@@ -78,10 +80,10 @@ func noServerLeft(t *testing.T, bin string) {
 // plancCheck runs `planc check args…` in dir.
 func plancCheck(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	needBinary(t)
+	bin := plancBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, plancBin, append([]string{"check"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"check"}, args...)...)
 	cmd.Dir = dir
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -90,7 +92,7 @@ func plancCheck(t *testing.T, dir string, args ...string) runOut {
 }
 
 func TestRunMCP(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
 	dir := t.TempDir()
 	write(t, dir, "capsule.json", mcpCapsule("demo", []string{bin}), "data/a.txt", "secret\n", "plan.json", `{"id": "mcp", "steps": [
@@ -142,7 +144,7 @@ func TestRunMCP(t *testing.T) {
 		t.Errorf("the refused write happened: %v", err)
 	}
 	denied := 0
-	for _, l := range traceLines(t, filepath.Join(sess, "trace.jsonl")) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl")) {
 		if l["event"] == "protected_path_denied" && l["step_id"] == "guarded" {
 			denied++
 		}
@@ -151,13 +153,13 @@ func TestRunMCP(t *testing.T) {
 		t.Errorf("%d protected_path_denied lines for guarded, want 1", denied)
 	}
 	noServerLeft(t, bin)
-	if left := scopesLeft(t, id); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, id); len(left) > 0 {
 		t.Errorf("scopes left behind: %v", left)
 	}
 }
 
 func TestRunMCPRefusals(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
 	dir := t.TempDir()
 	write(t, dir,

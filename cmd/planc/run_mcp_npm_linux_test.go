@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // TestRunMCPFilesystemServer runs planc with the public MCP server
@@ -21,7 +23,7 @@ func TestRunMCPFilesystemServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs an npm package; skipped with -short")
 	}
-	needScope(t)
+	testkit.NeedScope(t)
 	for _, c := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(c); err != nil {
 			t.Skipf("no %s on PATH", c)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // openPTY returns a pseudo-terminal's master and slave.
@@ -102,7 +104,7 @@ func TestRunProgressForced(t *testing.T) {
 // TestRunProgressRunning: a running step shows its elapsed time, and the
 // view is redrawn in place (the cursor goes back up) while it runs.
 func TestRunProgressRunning(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "nap", "steps": [
 		{"id": "nap", "shell": "sleep 0.5"},

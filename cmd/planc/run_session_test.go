@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -13,41 +12,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
-
-// tsRE is RFC 3339 in UTC with nine digits of nanoseconds.
-var tsRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$`)
-
-// traceLines reads a trace file, failing on a line that is not one JSON
-// object with ts, event and session.
-func traceLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("trace line %d is not JSON: %v\n%s", len(out)+1, err, sc.Text())
-		}
-		if ts, _ := m["ts"].(string); !tsRE.MatchString(ts) {
-			t.Errorf("trace line %d: ts %q", len(out)+1, m["ts"])
-		}
-		if m["event"] == nil || m["session"] == nil {
-			t.Errorf("trace line %d lacks event or session: %s", len(out)+1, sc.Text())
-		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 // events returns each line's "event STEP" (or "event" alone).
 func events(lines []map[string]any) []string {
@@ -94,7 +61,7 @@ func TestRunSessionAndTrace(t *testing.T) {
 		t.Errorf("the plan file does not hold the plan's bytes")
 	}
 
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	want := []string{"session_start", "plan_start",
 		"plan_step_start list", "plan_step list", "plan_step_start write", "plan_step write",
 		"plan_step_start read", "plan_step read", "plan_step_start note", "plan_step never",
@@ -136,7 +103,7 @@ func TestRunSharedSession(t *testing.T) {
 	if diff := cmp.Diff([]string{filepath.Join(shared, "plans", "plan-1.json"), filepath.Join(shared, "plans", "plan-2.json")}, plans); diff != "" {
 		t.Errorf("plan files (-want +got):\n%s", diff)
 	}
-	lines := traceLines(t, filepath.Join(shared, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(shared, "trace.jsonl"))
 	counts := map[string]int{}
 	files := map[any]bool{}
 	for _, l := range lines {

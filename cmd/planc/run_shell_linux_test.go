@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/testkit"
 )
 
 // shellCapsule allows sh, echo and sleep.
@@ -22,43 +22,8 @@ const shellCapsule = `{
   "tools": {"builtin": ["notes", "read-file"]}
 }`
 
-// needScope skips the test when this machine gives no delegated cgroup v2
-// scope (planc run would refuse every shell step with E-RUN-012).
-func needScope(t *testing.T) {
-	t.Helper()
-	needBinary(t)
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
-}
-
-// marked reports whether any process's command line contains marker.
-func marked(marker string) []string {
-	var found []string
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && strings.Contains(string(bytes.ReplaceAll(b, []byte{0}, []byte{' '})), marker) {
-			found = append(found, p)
-		}
-	}
-	return found
-}
-
-// scopesLeft returns the cgroups named planc-<session>-* left under this
-// process's cgroup v2.
-func scopesLeft(t *testing.T, session string) []string {
-	t.Helper()
-	dir, err := shell.OwnCgroupDir()
-	if err != nil {
-		return nil // no cgroup v2 here: no scope was made
-	}
-	left, _ := filepath.Glob(filepath.Join(dir, "planc-"+session+"-*"))
-	return left
-}
-
 func TestRunShell(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "sh", "steps": [
 		{"id": "hello", "shell": "echo hello world"},
@@ -85,10 +50,10 @@ func TestRunShell(t *testing.T) {
 	}
 	// The background sleep was killed with its step's leaf cgroup, and
 	// the scope is gone.
-	if left := marked("sleep 313.37"); len(left) > 0 {
+	if left := testkit.Running("sleep 313.37"); len(left) > 0 {
 		t.Errorf("a step left processes behind: %v", left)
 	}
-	if left := scopesLeft(t, filepath.Base(oneSession(t, dir))); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, filepath.Base(oneSession(t, dir))); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 }
@@ -97,7 +62,7 @@ func TestRunShell(t *testing.T) {
 // even when the pre-check cannot see the path, while it can still write
 // in the working directory that holds the session.
 func TestRunShellProtection(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
 	// ${d}ns hides the path from the read_only pre-check: only the kernel
@@ -131,7 +96,7 @@ func TestRunShellProtection(t *testing.T) {
 }
 
 func TestRunShellTimeout(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "slow", "steps": [{"id": "nap", "shell": "sleep 30"}]}`)
 	start := time.Now()
@@ -172,7 +137,7 @@ func startPlanc(t *testing.T, dir, sess, stepID string, args ...string) (*exec.C
 // runs to its end, the steps not dispatched settle skipped with the
 // seed's error, and planc exits 3.
 func TestRunCancel(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "c", "steps": [
@@ -195,7 +160,7 @@ func TestRunCancel(t *testing.T) {
 	if !strings.HasSuffix(r.stderr, "Plan 'c' was cancelled: 2 steps, 1 succeeded, 0 failed, 1 skipped\n") {
 		t.Errorf("stderr: %q", r.stderr)
 	}
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	if n := len(lines); lines[n-2]["outcome"] != "canceled" || lines[n-1]["exit_status"] != "canceled" {
 		t.Errorf("trace ends %v %v", lines[n-2], lines[n-1])
 	}
@@ -203,7 +168,7 @@ func TestRunCancel(t *testing.T) {
 
 // TestRunAbort: a second SIGINT ends everything at once.
 func TestRunAbort(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "a", "steps": [{"id": "long", "shell": "sleep 271.82"}]}`)
@@ -222,25 +187,19 @@ func TestRunAbort(t *testing.T) {
 	if !rep.Canceled || len(rep.Steps) != 1 || rep.Steps[0].Status != "failed" || !strings.HasPrefix(deref(rep.Steps[0].Error), "killed") {
 		t.Errorf("report %+v (error %s)", rep, deref(rep.Steps[0].Error))
 	}
-	if left := marked("sleep 271.82"); len(left) > 0 {
+	if left := testkit.Running("sleep 271.82"); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
-	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, testkit.SessionID(t, sess)); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
-}
-
-func sessionID(t *testing.T, sess string) string {
-	t.Helper()
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
-	return lines[0]["session"].(string)
 }
 
 // TestRunNoScope: a plan with a shell step and no delegated cgroup v2
 // scope is refused with E-RUN-012 before it is written. Run as root, the
 // test runs planc as nobody, who cannot create a cgroup here.
 func TestRunNoScope(t *testing.T) {
-	needBinary(t)
+	bin := plancBin(t)
 	setpriv, err := exec.LookPath("setpriv")
 	if os.Geteuid() != 0 || err != nil {
 		t.Skip("needs root and setpriv to run planc as an unprivileged user")
@@ -251,7 +210,7 @@ func TestRunNoScope(t *testing.T) {
 	}
 	os.Chmod(dir, 0o777)
 	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "s", "steps": [{"id": "a", "shell": "true"}]}`)
-	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", plancBin, "run", "--capsule", "capsule.json", "plan.json")
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "run", "--capsule", "capsule.json", "plan.json")
 	cmd.Dir = dir
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -268,7 +227,7 @@ func TestRunNoScope(t *testing.T) {
 // TestRunShellRefusals: read_only and an on-shell deny hook refuse shell
 // steps before dispatch, with their trace lines; nothing runs.
 func TestRunShellRefusals(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	write(t, dir, "src/keep.go", "package keep\n", "capsule.json", `{
 		"name": "local/guarded",
@@ -300,7 +259,7 @@ func TestRunShellRefusals(t *testing.T) {
 		t.Errorf("src/keep.go was written: %q", b)
 	}
 	var got []string
-	for _, l := range traceLines(t, filepath.Join(oneSession(t, dir), "trace.jsonl")) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(oneSession(t, dir), "trace.jsonl")) {
 		switch e := l["event"]; e {
 		case "protected_path_denied", "call_denied", "plan_step_start":
 			got = append(got, e.(string)+" "+l["step_id"].(string))

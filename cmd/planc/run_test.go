@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,31 +13,17 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
-// plancBin is the planc binary TestMain builds once for the end-to-end
-// tests of planc run; "" when it could not be built (no go command).
-var plancBin string
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "planc-run-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if gobin, err := exec.LookPath("go"); err == nil {
-		bin := filepath.Join(dir, "planc")
-		if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-			os.RemoveAll(dir)
-			os.Exit(1)
-		}
-		os.Chmod(dir, 0o755) // an unprivileged user runs it too (E-RUN-012)
-		plancBin = bin
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+// plancBin is the planc binary the end-to-end tests run, built once
+// (testkit.PlancBinary); it skips the test where there is no go command.
+func plancBin(t testing.TB) string {
+	t.Helper()
+	return testkit.PlancBinary(t)
 }
 
 // runOut is one planc run's outcome.
@@ -63,14 +48,6 @@ type testStepRe struct {
 	Error  *string `json:"error"`
 }
 
-// needBinary skips the test when there is no planc binary.
-func needBinary(t *testing.T) {
-	t.Helper()
-	if plancBin == "" {
-		t.Skip("no go command to build planc with")
-	}
-}
-
 // planc runs the binary in dir with args and returns what it printed and
 // its exit status.
 func planc(t *testing.T, dir string, args ...string) runOut {
@@ -86,10 +63,10 @@ func planc(t *testing.T, dir string, args ...string) runOut {
 // minute at most.
 func plancCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	needBinary(t)
+	bin := plancBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, plancBin, append([]string{"run"}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"run"}, args...)...)
 	cmd.Dir = dir
 	// A planc that hangs gets two SIGINTs, which kill its scope, so that
 	// not even a failing test leaves a process or a cgroup behind; SIGKILL

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // TestRunCutOutput: an output over 64 KiB is cut on a UTF-8 boundary and
@@ -94,7 +96,7 @@ func TestRunToolRefusals(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(shared, "plans", "plan-1.json")); !strings.HasPrefix(string(b), `{"id": "guard"`) {
 		t.Errorf("the plan file was written: %q", b)
 	}
-	lines := traceLines(t, filepath.Join(shared, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(shared, "trace.jsonl"))
 	var denied []string
 	for _, l := range lines {
 		switch l["event"] {
@@ -151,7 +153,7 @@ func TestRunTraceAfterKill(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	sess := oneSession(t, dir)
-	lines := traceLines(t, filepath.Join(sess, "trace.jsonl"))
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	if len(lines) < 10 {
 		t.Fatalf("only %d trace lines", len(lines))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // startCancelServe starts planc serve with the test roost's capsules,
@@ -43,24 +44,8 @@ func startCancelServe(t *testing.T, sleepPolite, sleepStubborn string) (*serveCo
 		cancel()
 		t.Fatalf("no session; stderr:\n%s", c.stderr)
 	}
-	waitStarted(t, sess, 2)
+	testkit.WaitStarted(t, sess, 2)
 	return c, dir, sess, cancel, called
-}
-
-// waitTrace waits until the trace of sess has a line of event, and
-// returns its lines.
-func waitTrace(t *testing.T, sess, event string) []map[string]any {
-	t.Helper()
-	path := filepath.Join(sess, "trace.jsonl")
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(path)
-		if bytes.Contains(b, []byte(`"event":"`+event+`"`)) {
-			return traceLines(t, path)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s line in the trace:\n%s", event, b)
-		}
-	}
 }
 
 // checkCanceled checks the trace of a plan cancelled while both
@@ -68,7 +53,7 @@ func waitTrace(t *testing.T, sess, event string) []map[string]any {
 // nothing of it is left running.
 func checkCanceled(t *testing.T, dir, sess string, markers ...string) {
 	t.Helper()
-	lines := waitTrace(t, sess, "session_end")
+	lines := testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
 	settled := map[string]string{}
 	var tail []string
 	for _, l := range lines {
@@ -96,11 +81,11 @@ func checkCanceled(t *testing.T, dir, sess string, markers ...string) {
 		t.Errorf("the trace ends %q, want %q", tail, wantTail)
 	}
 	for _, m := range append(markers, "--roost "+filepath.Join(dir, "roost")) {
-		if left := stillRunning(m, 3*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 3*time.Second); len(left) > 0 {
 			t.Errorf("%s left running: %v", m, left)
 		}
 	}
-	if left := scopesLeft(t, sessionID(t, sess)); len(left) > 0 {
+	if left := testkit.ScopesLeft(t, testkit.SessionID(t, sess)); len(left) > 0 {
 		t.Errorf("cgroups left behind: %v", left)
 	}
 }
@@ -122,7 +107,7 @@ func mapsEqual(a, b map[string]string) bool {
 // cancel semantics, keeps serving, and the next plan is plan-2 of the
 // same session.
 func TestServeCancel(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	c, dir, sess, cancel, called := startCancelServe(t, "320.11", "320.22")
 	cancel()
@@ -139,7 +124,7 @@ func TestServeCancel(t *testing.T) {
 // TestServeSignal: SIGTERM to planc serve while a plan runs cancels it
 // the same way, and planc exits 0 once it has wound down.
 func TestServeSignal(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	c, dir, sess, cancel, called := startCancelServe(t, "321.11", "321.22")
 	defer cancel()
@@ -154,13 +139,13 @@ func TestServeSignal(t *testing.T) {
 // exits 0 once it has wound down. The client here is raw JSON-RPC: the Go
 // SDK's client would not close the connection while a call is pending.
 func TestServeClientGone(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "322.11", "322.22")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, plancBin, "serve", "--mcp", "--capsule", "capsule.json", "--roost", "roost")
+	cmd := exec.CommandContext(ctx, plancBin(t), "serve", "--mcp", "--capsule", "capsule.json", "--roost", "roost")
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PLANC_CAPSULE_GRACE=500ms")
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // winds the plan down
 	cmd.WaitDelay = 10 * time.Second
@@ -186,7 +171,7 @@ func TestServeClientGone(t *testing.T) {
 	if sess == "" {
 		t.Fatalf("no session; stdout:\n%s\nstderr:\n%s", so.String(), se.String())
 	}
-	waitStarted(t, sess, 2)
+	testkit.WaitStarted(t, sess, 2)
 	stdin.Close()
 	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
 		t.Errorf("planc serve: %v (%v); stderr:\n%s", err, ctx.Err(), se.String())

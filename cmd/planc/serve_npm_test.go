@@ -23,7 +23,7 @@ func TestServeInspector(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs an npm package; skipped with -short")
 	}
-	needBinary(t)
+	bin := plancBin(t)
 	for _, c := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(c); err != nil {
 			t.Skipf("no %s on PATH", c)
@@ -41,7 +41,7 @@ func TestServeInspector(t *testing.T) {
 	write(t, dir, "in.txt", "hello")
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
-		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", plancBin, "serve", "--mcp"}, args...)...)
+		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", bin, "serve", "--mcp"}, args...)...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
 		var stderr string

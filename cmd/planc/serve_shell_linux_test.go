@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // TestServeShellFlags: --shell-timeout and --max-parallel reach the plans
 // planc serve runs, as they do for planc run.
 func TestServeShellFlags(t *testing.T) {
-	needScope(t)
+	testkit.NeedScope(t)
 	dir := t.TempDir()
 	write(t, dir, "capsule.json", shellCapsule)
 	c := startServe(t, dir, nil, "--capsule", "capsule.json", "--shell-timeout", "300ms", "--max-parallel", "1")
@@ -27,7 +29,7 @@ func TestServeShellFlags(t *testing.T) {
 	}
 	sess, _ := r.Meta["session"].(string)
 	var order []string
-	for _, l := range traceLines(t, filepath.Join(sess, "trace.jsonl")) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl")) {
 		if str(l["plan_id"]) != "two" {
 			continue
 		}

@@ -54,9 +54,9 @@ type serveConn struct {
 // (standard input), after which planc must exit 0.
 func startServe(t *testing.T, dir string, env []string, args ...string) *serveConn {
 	t.Helper()
-	needBinary(t)
+	bin := plancBin(t)
 	c := &serveConn{stderr: &lockedBuffer{}, progress: make(chan *mcp.ProgressNotificationParams, 100)}
-	c.cmd = exec.Command(plancBin, append([]string{"serve", "--mcp"}, args...)...)
+	c.cmd = exec.Command(bin, append([]string{"serve", "--mcp"}, args...)...)
 	c.cmd.Dir, c.cmd.Stderr = dir, c.stderr
 	c.cmd.Env = append(os.Environ(), env...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "planc-test", Version: "0"}, &mcp.ClientOptions{

@@ -1,0 +1,56 @@
+package testkit
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string // where PlancBinary built planc; Main removes it
+	binPath   string
+	buildErr  error
+)
+
+// PlancBinary returns the planc binary, built from cmd/planc once per test
+// binary into a directory any user may read (a test runs it as nobody).
+// The test is skipped where there is no go command. A package that calls
+// it runs its tests through Main, which removes the binary at the end.
+func PlancBinary(t testing.TB) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build planc with")
+	}
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "planc-test-bin-"); buildErr != nil {
+			return
+		}
+		os.Chmod(binDir, 0o755)
+		bin := filepath.Join(binDir, "planc")
+		out, err := exec.Command(gobin, "build", "-o", bin, "github.com/planc/planc/cmd/planc").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/planc: %v\n%s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// Main runs the tests and removes what PlancBinary built; its result is
+// the exit status: a TestMain ends with os.Exit(testkit.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	return code
+}
