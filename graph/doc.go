@@ -12,8 +12,10 @@
 //
 // Simulate replays the VM's scheduling rule (semantics S17) over a program
 // on the assumption that every step is dispatched and succeeds and that
-// every step takes the same time. It is exported for `planc run --dry-run`,
-// which prints the same schedule as text.
+// every step takes the same time; its tests run the VM itself with steps
+// that take one tick each and find the same schedule, with and without
+// --max-parallel. It is exported for `planc run --dry-run`, which prints
+// the same schedule as text.
 //
 // Step ids are arbitrary strings (S4 only warns about odd ones), so every id
 // is escaped for the target language, and control and bidirectional

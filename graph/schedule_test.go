@@ -1,11 +1,8 @@
 package graph_test
 
 import (
-	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,7 +10,6 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/vm"
 )
 
 // lower parses and lowers a plan with id "p" whose steps are the given
@@ -160,54 +156,6 @@ func TestSimulateInvalidProgram(t *testing.T) {
 	}
 	if _, err := graph.Simulate(nil, graph.Options{}); err == nil {
 		t.Fatal("want an error for a nil program")
-	}
-}
-
-// orderHost records the order in which the VM dispatches tool steps.
-type orderHost struct {
-	vm.NopHost
-	mu    sync.Mutex
-	order []string
-}
-
-func (h *orderHost) CallTool(_ context.Context, c vm.Call) (string, error) {
-	h.mu.Lock()
-	h.order = append(h.order, c.Step.ID)
-	h.mu.Unlock()
-	return "", nil
-}
-
-// TestSimulateMatchesVM runs random tool-only plans through the real VM:
-// with one tool at a time, completions come one by one, so the VM's
-// dispatch order is deterministic and must be Simulate's tool lane.
-func TestSimulateMatchesVM(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 17))
-	for round := range 300 {
-		n := 1 + rng.IntN(12)
-		steps := make([]string, n)
-		for i := range n {
-			var deps []string
-			for j := range i {
-				if rng.IntN(4) == 0 {
-					deps = append(deps, fmt.Sprintf("%q", fmt.Sprintf("s%d", j)))
-				}
-			}
-			steps[i] = fmt.Sprintf(`{"id": "s%d", "tool": "notes", "depends_on": [%s]}`, i, strings.Join(deps, ", "))
-		}
-		// Shuffle the plan order so that dependencies point both ways.
-		rng.Shuffle(n, func(i, j int) { steps[i], steps[j] = steps[j], steps[i] })
-		p := lower(t, steps...)
-		s, err := graph.Simulate(p, graph.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := &orderHost{}
-		if _, err := vm.Run(context.Background(), p, h, vm.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(h.order, ids(p, s.ToolLane)); d != "" {
-			t.Fatalf("round %d: lane differs from the VM's order (-vm +simulate):\n%s\nplan:\n%s", round, d, strings.Join(steps, "\n"))
-		}
 	}
 }
 
