@@ -121,6 +121,7 @@ func FormatCond(c Cond) string {
 }
 
 // CondRefs appends every reference in c, left to right, to dst.
+// It is InspectCond written out, for the parser's pass over every step.
 func CondRefs(dst []*Ref, c Cond) []*Ref {
 	switch c := c.(type) {
 	case *Logical:
@@ -135,4 +136,17 @@ func CondRefs(dst []*Ref, c Cond) []*Ref {
 		}
 	}
 	return dst
+}
+
+// InspectCond walks the condition tree c depth first, left to right, as
+// go/ast.Inspect does: it calls fn for c, and when fn returns true, for
+// the operands of a Logical in turn. A nil c is not visited.
+func InspectCond(c Cond, fn func(Cond) bool) {
+	if c == nil || !fn(c) {
+		return
+	}
+	if l, ok := c.(*Logical); ok {
+		InspectCond(l.X, fn)
+		InspectCond(l.Y, fn)
+	}
 }

@@ -1,7 +1,7 @@
 package ast
 
-// Plan is one parsed plan document. Fields keeps every member of the plan
-// object in source order, including unknown ones, so the checker can report
+// Plan is one parsed plan document. Object keeps the whole plan object, every
+// member in source order, unknown ones included, so the checker can report
 // them; the typed fields are set only when the value has the right type.
 type Plan struct {
 	Span   Span

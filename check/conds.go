@@ -13,22 +13,14 @@ import (
 func (p *Pass) stepCompares(s *ast.Step) []*ast.Compare {
 	if p.cmpStep != s {
 		p.cmpStep, p.cmps = s, p.cmps[:0]
-		if s.Cond != nil {
-			p.cmps = appendCompares(p.cmps, s.Cond)
-		}
+		ast.InspectCond(s.Cond, func(c ast.Cond) bool {
+			if cmp, ok := c.(*ast.Compare); ok {
+				p.cmps = append(p.cmps, cmp)
+			}
+			return true
+		})
 	}
 	return p.cmps
-}
-
-func appendCompares(dst []*ast.Compare, c ast.Cond) []*ast.Compare {
-	switch c := c.(type) {
-	case *ast.Logical:
-		dst = appendCompares(dst, c.X)
-		dst = appendCompares(dst, c.Y)
-	case *ast.Compare:
-		dst = append(dst, c)
-	}
-	return dst
 }
 
 // numberLike reports whether lit, without surrounding space, is a number

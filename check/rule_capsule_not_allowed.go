@@ -35,7 +35,7 @@ var ruleCapsuleNotAllowed = Rule{
 		sp := s.TargetField.Value.Span
 		switch {
 		case len(matches) > 1:
-			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow, so the roost will refuse it as ambiguous; rename one of those capsules", s.Target, quoteList(matches))
+			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow, so the roost will refuse it as ambiguous; rename one of those capsules", s.Target, ast.QuoteList(matches, ""))
 		case len(matches) == 0:
 			sug := ast.Suggest(s.Target, p.spawnBare)
 			fix := didYouMean(sug)

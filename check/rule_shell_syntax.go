@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
+
 	"github.com/planc/planc/ast"
 )
 

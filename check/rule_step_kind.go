@@ -40,6 +40,6 @@ var ruleSeveralStepKinds = Rule{
 			names[i] = m.Key
 		}
 		p.Bad[s.Index] = true
-		p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), quoteList(names))
+		p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), ast.QuoteList(names, ""))
 	},
 }

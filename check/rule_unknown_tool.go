@@ -32,7 +32,7 @@ var ruleUnknownTool = Rule{
 		case len(p.tools) == 0:
 			fix = "; the capsule has no tools"
 		default:
-			fix = "; the capsule has " + quoteList(p.tools)
+			fix = "; the capsule has " + ast.QuoteList(p.tools, "")
 		}
 		p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not in the capsule's inventory%s", s.Target, fix)
 	},

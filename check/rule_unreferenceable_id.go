@@ -4,6 +4,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
 )
 
 // ruleUnreferenceableID warns for a step id with a character outside
@@ -15,7 +16,7 @@ var ruleUnreferenceableID = Rule{
 	Example:  `{"id": "run tests", "shell": "go test ./..."}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, c := range s.ID {
-			if c >= utf8.RuneSelf || !isIDByte(byte(c)) {
+			if c >= utf8.RuneSelf || !parser.IsRefIDByte(byte(c)) {
 				p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
 				break
 			}

@@ -63,7 +63,6 @@ var ruleWrongType = Rule{
 	},
 }
 
-// exampleFor gives the fix's example for a field's wrong-type message.
 // wrongType reports v, the value of what, as not being fix, and marks s bad.
 func wrongType(p *Pass, r *Rule, s *ast.Step, v *ast.Value, what, fix string) {
 	if s != nil {
@@ -72,6 +71,7 @@ func wrongType(p *Pass, r *Rule, s *ast.Step, v *ast.Value, what, fix string) {
 	p.report(r, s, v.Span, "", "%s must be %s, not %s; %s", what, fix, v.Kind.Article(), exampleFor(what))
 }
 
+// exampleFor gives the fix's example for a field's wrong-type message.
 func exampleFor(what string) string {
 	switch what {
 	case `"steps"`:

@@ -2,9 +2,9 @@ package check
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
 )
 
 // rules returns every rule in the order they run: schema rules first, then
@@ -113,38 +113,25 @@ func stepName(s *ast.Step) string {
 	return fmt.Sprintf("step %d", s.Index+1)
 }
 
-// looksLikeRef reports whether s contains something shaped like a reference
-// ($ID.FIELD) without being one as a whole (semantics S6).
+// containsRefShape reports whether s contains something shaped like a
+// reference ($ID.FIELD, of the bytes parser.IsRefIDByte and
+// parser.IsRefFieldByte allow) anywhere in it (semantics S6); a string
+// that is a reference as a whole is the callers' to rule out.
 func containsRefShape(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '$' {
 			continue
 		}
 		j := i + 1
-		for j < len(s) && isIDByte(s[j]) {
+		for j < len(s) && parser.IsRefIDByte(s[j]) {
 			j++
 		}
 		if j == i+1 || j >= len(s) || s[j] != '.' {
 			continue
 		}
-		if j+1 < len(s) && isFieldByte(s[j+1]) {
+		if j+1 < len(s) && parser.IsRefFieldByte(s[j+1]) {
 			return true
 		}
 	}
 	return false
-}
-
-func isIDByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-func isFieldByte(c byte) bool { return c != '-' && isIDByte(c) }
-
-// quoteList formats names as "a", "b", "c".
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
 }

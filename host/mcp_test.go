@@ -76,7 +76,7 @@ func TestRunMCP(t *testing.T) {
 func TestRefuseMCP(t *testing.T) {
 	dir := t.TempDir()
 	m := manifest(t, mcpManifest(t))
-	ms, err := tools.StartServers(t.Context(), m, dir, dir, shell.StartProcess, tools.MCPStartTimeout)
+	ms, err := tools.StartServers(t.Context(), m, tools.Launch{Dir: dir, ManifestDir: dir, Start: shell.StartProcess, Timeout: tools.MCPStartTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -318,7 +318,7 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if ps, ok := h.scope.(capsule.Starter); ok {
 		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartProcess(cmd, "mcp") }
 	}
-	ms, err := tools.StartServers(ctx, r.m, h.task.WorkDir, r.manifestDir, start, tools.MCPStartTimeout)
+	ms, err := tools.StartServers(ctx, r.m, tools.Launch{Dir: h.task.WorkDir, ManifestDir: r.manifestDir, Start: start, Timeout: tools.MCPStartTimeout})
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}

@@ -152,7 +152,7 @@ func (l *lowerer) depends(st *Step, s *ast.Step) error {
 // (S9) into st.Refs, and returns the function mapping a reference to its
 // slot.
 func (l *lowerer) slots(st *Step, input *ast.Value, cond ast.Cond) (func(*ast.Ref) (int32, error), error) {
-	refs := condRefs(inputRefs(nil, input), cond)
+	refs := ast.CondRefs(inputRefs(nil, input), cond)
 	for _, r := range refs {
 		if r == nil {
 			return nil, errors.New("a reference is missing")
@@ -181,42 +181,14 @@ func (l *lowerer) slots(st *Step, input *ast.Value, cond ast.Cond) (func(*ast.Re
 }
 
 // inputRefs appends the references in v, depth first in source order, to
-// dst. Unlike ast.Walk it tolerates missing members (encode reports them).
+// dst.
 func inputRefs(dst []*ast.Ref, v *ast.Value) []*ast.Ref {
-	if v == nil {
-		return dst
-	}
-	if v.Kind == ast.String && v.Ref != nil {
-		dst = append(dst, v.Ref)
-	}
-	for _, e := range v.Elems {
-		dst = inputRefs(dst, e)
-	}
-	for _, m := range v.Members {
-		if m != nil {
-			dst = inputRefs(dst, m.Value)
+	ast.Walk(v, func(v *ast.Value) bool {
+		if v.Kind == ast.String && v.Ref != nil {
+			dst = append(dst, v.Ref)
 		}
-	}
-	return dst
-}
-
-// condRefs appends the references of c, left to right, to dst. Unlike
-// ast.CondRefs it tolerates missing nodes (compileCond reports them).
-func condRefs(dst []*ast.Ref, c ast.Cond) []*ast.Ref {
-	switch c := c.(type) {
-	case *ast.Logical:
-		if c != nil {
-			dst = condRefs(condRefs(dst, c.X), c.Y)
-		}
-	case *ast.Compare:
-		if c != nil {
-			for _, o := range []ast.Operand{c.X, c.Y} {
-				if r, ok := o.(*ast.Ref); ok {
-					dst = append(dst, r)
-				}
-			}
-		}
-	}
+		return true
+	})
 	return dst
 }
 

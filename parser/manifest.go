@@ -229,7 +229,7 @@ func (p *manifestParser) fields(obj *ast.Value, path string, known []string) map
 		case home != "" && (path == "" || path == "capabilities") && home != path:
 			p.report(CodeManifestUnknownField, m.KeySpan, "", "unknown field %q in %s; it belongs in %s, move it there", m.Key, where, home)
 		default:
-			p.report(CodeManifestUnknownField, m.KeySpan, "", "unknown field %q in %s; %s has only %s", m.Key, where, what, quoteList(known, "and"))
+			p.report(CodeManifestUnknownField, m.KeySpan, "", "unknown field %q in %s; %s has only %s", m.Key, where, what, ast.QuoteList(known, "and"))
 		}
 	}
 	return f
@@ -278,7 +278,7 @@ func (p *manifestParser) strList(m *ast.Member, path string, split bool, ok func
 				words = strings.Fields(v.Str)
 			}
 		}
-		p.want(v, ast.Array, path, "a list of strings", "write it as a list: "+quoteList(words, ""))
+		p.want(v, ast.Array, path, "a list of strings", "write it as a list: ["+ast.QuoteList(words, "")+"]")
 		return nil, ast.Span{}
 	}
 	out := make([]ast.NameAt, 0, len(v.Elems))

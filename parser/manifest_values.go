@@ -74,7 +74,7 @@ func (p *manifestParser) builtinTool(v *ast.Value, path, s string) bool {
 	case sugg != "":
 		p.report(CodeManifestBadValue, v.Span, sugg, "%s %q is not a built-in tool; did you mean %q?", path, s, sugg)
 	default:
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a built-in tool; use one of %s", path, s, quoteList(known, "or"))
+		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not a built-in tool; use one of %s", path, s, ast.QuoteList(known, "or"))
 	}
 	return false
 }
@@ -92,7 +92,7 @@ func (p *manifestParser) oneOf(v *ast.Value, path, what, s string, set []string)
 	if sugg != "" {
 		p.report(CodeManifestBadValue, v.Span, sugg, "%s %q is not %s; did you mean %q?", path, s, what, sugg)
 	} else {
-		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not %s; use %s", path, s, what, quoteList(set, "or"))
+		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not %s; use %s", path, s, what, ast.QuoteList(set, "or"))
 	}
 	return false
 }
@@ -140,20 +140,4 @@ func (p *manifestParser) timeout(m *ast.Member) *ast.DurationAt {
 		return &ast.DurationAt{D: d, Raw: s, Span: v.Span}
 	}
 	return nil
-}
-
-// quoteList quotes each name and joins them: `"a", "b" and "c"` with conj
-// "and", or `["a", "b"]` with conj "".
-func quoteList(names []string, conj string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if conj == "" {
-		return "[" + strings.Join(q, ", ") + "]"
-	}
-	if len(q) == 1 {
-		return q[0]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " " + conj + " " + q[len(q)-1]
 }

@@ -33,10 +33,10 @@ func (c *conn) checkPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	case len(ds) == 0:
 		text = "no problems: submit-plan would accept this plan"
 	case errs == 0:
-		text = fmt.Sprintf("%s; submit-plan would accept this plan:\n%s", plural(warns, "warning"), diagLines(ds))
+		text = fmt.Sprintf("%s; submit-plan would accept this plan:\n%s", ast.Plural(warns, "warning"), diagLines(ds))
 	default:
 		text = fmt.Sprintf("%s, %s; submit-plan would refuse this plan (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):\n%s",
-			plural(errs, "error"), plural(warns, "warning"), diagLines(ds))
+			ast.Plural(errs, "error"), ast.Plural(warns, "warning"), diagLines(ds))
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},

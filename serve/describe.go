@@ -133,9 +133,9 @@ func offers(m *ast.Manifest) string {
 	if len(m.Tools.MCP) > 0 {
 		var names []string
 		for _, s := range m.Tools.MCP {
-			names = append(names, fmt.Sprintf("%q", s.Name))
+			names = append(names, s.Name)
 		}
-		fmt.Fprintf(&b, "\n- the tools of the MCP servers %s (their own names and inputs)", strings.Join(names, ", "))
+		fmt.Fprintf(&b, "\n- the tools of the MCP servers %s (their own names and inputs)", ast.QuoteList(names, ""))
 	}
 	if len(tools) == 0 && len(m.Tools.MCP) == 0 {
 		b.WriteString("\n- no tools")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
@@ -117,14 +118,6 @@ func reportResult(res *host.Result, warnings []diag.Diagnostic) (*mcp.CallToolRe
 // diagnostics structured).
 func refusedResult(ds []diag.Diagnostic) *mcp.CallToolResult {
 	errs, warns := diag.Count(ds)
-	head := fmt.Sprintf("planc refused the plan; nothing ran. %s, %s (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):", plural(errs, "error"), plural(warns, "warning"))
+	head := fmt.Sprintf("planc refused the plan; nothing ran. %s, %s (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):", ast.Plural(errs, "error"), ast.Plural(warns, "warning"))
 	return errorResult("%s\n%s", head, diagLines(ds))
-}
-
-// plural is "1 error", "2 errors".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -50,7 +50,7 @@ func TestCapsuleCancel(t *testing.T) {
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "300.11", "300.22")
 	sess := filepath.Join(dir, "sess")
-	write(t, dir, "plan.json", cancelPlan)
+	testkit.WriteFiles(t, dir, "plan.json", cancelPlan)
 	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "--roost", "roost", "--session", sess, "plan.json")
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -155,7 +155,7 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "301.11", "301.22")
 	sess := filepath.Join(dir, "sess")
-	write(t, dir, "plan.json", cancelPlan)
+	testkit.WriteFiles(t, dir, "plan.json", cancelPlan)
 	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "--roost", "roost", "--session", sess, "plan.json")
 	cmd.Env = append(os.Environ(), "PLANC_CAPSULE_GRACE=500ms")
 	if err := cmd.Start(); err != nil {

@@ -36,7 +36,7 @@ const capsuleCaps = `{
 // that a test finds its own processes by their command lines.
 func writeTestRoost(t *testing.T, dir, sleepPolite, sleepStubborn string) {
 	t.Helper()
-	write(t, dir,
+	testkit.WriteFiles(t, dir,
 		"roost/local/echo/capsule.json", `{"name": "local/echo", "entrypoint": {"command": ["sh", "-c", "echo \"answer to: $(cat)\""]}}`,
 		"roost/local/summer/capsule.json", `{"name": "local/summer", "version": "1.4.0",
 			"capabilities": {"shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]},
@@ -93,7 +93,7 @@ func TestCapsuleSteps(t *testing.T) {
 	dir := t.TempDir()
 	writeTestRoost(t, dir, "300.01", "300.02")
 	sess := filepath.Join(dir, "sess")
-	write(t, dir, "plan.json", `{"id": "fan", "steps": [
+	testkit.WriteFiles(t, dir, "plan.json", `{"id": "fan", "steps": [
 		{"id": "echo", "capsule": "echo", "input": "hello"},
 		{"id": "sum", "capsule": "summer", "input": {"objective": "sum this"}},
 		{"id": "big", "capsule": "big", "input": "x"},

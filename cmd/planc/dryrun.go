@@ -76,10 +76,10 @@ func writeSchedule(w io.Writer, p *ir.Program, s *graph.Schedule, maxParallel in
 		return
 	}
 	fmt.Fprintf(w, "dry run of plan %s: %s in %s; nothing runs and no session is written\n",
-		strconv.Quote(p.ID), plural(len(p.Steps), "step"), plural(len(s.Ticks), "tick"))
+		strconv.Quote(p.ID), ast.Plural(len(p.Steps), "step"), ast.Plural(len(s.Ticks), "tick"))
 	fmt.Fprint(w, "assumed: every condition holds and every step succeeds at its first attempt, in one tick")
 	if maxParallel > 0 {
-		fmt.Fprintf(w, "; at most %s at once", plural(maxParallel, "shell or capsule step"))
+		fmt.Fprintf(w, "; at most %s at once", ast.Plural(maxParallel, "shell or capsule step"))
 	}
 	fmt.Fprint(w, "\n\n")
 
@@ -149,17 +149,9 @@ func stepNotes(p *ir.Program, s *graph.Schedule, i int32) []string {
 		if st.Kind == ir.KindTool {
 			what = "the tool lane"
 		}
-		notes = append(notes, fmt.Sprintf("waits %s for %s", plural(wait, "tick"), what))
+		notes = append(notes, fmt.Sprintf("waits %s for %s", ast.Plural(wait, "tick"), what))
 	}
 	return notes
-}
-
-// plural returns "1 step", "2 steps".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // pad right-pads s with spaces to width terminal cells.

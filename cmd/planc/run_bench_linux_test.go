@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os/exec"
 	"testing"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // BenchmarkRun200True is issue 4's figure: planc run of 200 independent
@@ -20,7 +22,7 @@ func BenchmarkRun200True(b *testing.B) {
 		steps[i] = map[string]string{"id": fmt.Sprintf("t%d", i), "shell": "true"}
 	}
 	plan, _ := json.Marshal(map[string]any{"id": "t200", "steps": steps})
-	write(b, dir, "plan.json", string(plan), "capsule.json",
+	testkit.WriteFiles(b, dir, "plan.json", string(plan), "capsule.json",
 		`{"name": "local/perf", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["true"]}}}`)
 	b.Run("planc", func(b *testing.B) {
 		if err := exec.Command(bin, "run", "--capsule", dir+"/capsule.json", "--session", dir+"/s", dir+"/plan.json").Run(); err != nil {

@@ -95,7 +95,7 @@ func TestRunMCP(t *testing.T) {
 	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", mcpCapsule("demo", []string{bin}), "data/a.txt", "secret\n", "plan.json", `{"id": "mcp", "steps": [
+	testkit.WriteFiles(t, dir, "capsule.json", mcpCapsule("demo", []string{bin}), "data/a.txt", "secret\n", "plan.json", `{"id": "mcp", "steps": [
 		{"id": "hello", "tool": "echo", "input": {"text": "hi", "times": 2}},
 		{"id": "look", "tool": "read", "input": {"path": "data/a.txt"}},
 		{"id": "where", "tool": "read", "input": {"path": "/proc/self/cgroup"}},
@@ -162,7 +162,7 @@ func TestRunMCPRefusals(t *testing.T) {
 	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
 	dir := t.TempDir()
-	write(t, dir,
+	testkit.WriteFiles(t, dir,
 		"dup.json", mcpCapsule("a", []string{bin}, "b", []string{bin, "-rename", "echo=notes", "-rename", "crash=boom", "-rename", "fail=no", "-rename", "read=look"}),
 		"one.json", mcpCapsule("demo", []string{bin}),
 		"broken.json", mcpCapsule("demo", []string{bin}, "bad", []string{"sh", "-c", "echo broken config >&2; exit 4"}),
@@ -201,7 +201,7 @@ func TestRunMCPRefusals(t *testing.T) {
 func TestCheckMCP(t *testing.T) {
 	bin := mcpServerBin(t)
 	dir := t.TempDir()
-	write(t, dir,
+	testkit.WriteFiles(t, dir,
 		"one.json", mcpCapsule("demo", []string{bin}),
 		"dup.json", mcpCapsule("a", []string{bin}, "b", []string{bin}),
 		"broken.json", mcpCapsule("demo", []string{bin}, "bad", []string{"sh", "-c", "echo broken config >&2; exit 4"}),

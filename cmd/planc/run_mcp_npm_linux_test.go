@@ -41,7 +41,7 @@ func TestRunMCPFilesystemServer(t *testing.T) {
 	dir := t.TempDir()
 	// The server's root is ".", its working directory, which is planc's:
 	// relative paths mean the same to it and to the read_only check.
-	write(t, dir, "capsule.json", `{
+	testkit.WriteFiles(t, dir, "capsule.json", `{
   "name": "local/fs",
   "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["src"]}},
   "tools": {"mcp": {"fs": {"command": [`+strconv.Quote(server)+`, "."]}}}

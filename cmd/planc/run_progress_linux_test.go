@@ -44,7 +44,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 // redrawn in place; --quiet turns it off.
 func TestRunProgressTerminal(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", toolPlan, "src/a.go", "")
+	testkit.WriteFiles(t, dir, "plan.json", toolPlan, "src/a.go", "")
 	for _, quiet := range []bool{false, true} {
 		master, slave := openPTY(t)
 		args := []string{"plan.json"}
@@ -89,7 +89,7 @@ func TestRunProgressTerminal(t *testing.T) {
 // TestRunProgressForced: --progress shows the view on a pipe too.
 func TestRunProgressForced(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", toolPlan, "src/a.go", "")
+	testkit.WriteFiles(t, dir, "plan.json", toolPlan, "src/a.go", "")
 	r := planc(t, dir, "--progress", "plan.json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -106,7 +106,7 @@ func TestRunProgressForced(t *testing.T) {
 func TestRunProgressRunning(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "nap", "steps": [
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "nap", "steps": [
 		{"id": "nap", "shell": "sleep 0.5"},
 		{"id": "after", "tool": "notes", "depends_on": ["nap"], "input": {"body": "x"}}
 	]}`)

@@ -31,7 +31,7 @@ func events(lines []map[string]any) []string {
 
 func TestRunSessionAndTrace(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", toolPlan, "src/a.go", "")
+	testkit.WriteFiles(t, dir, "plan.json", toolPlan, "src/a.go", "")
 	if r := planc(t, dir, "plan.json"); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -86,7 +86,7 @@ func TestRunSessionAndTrace(t *testing.T) {
 // plans/plan-1.json and plans/plan-2.json, and the trace stays whole.
 func TestRunSharedSession(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", toolPlan, "src/a.go", "")
+	testkit.WriteFiles(t, dir, "plan.json", toolPlan, "src/a.go", "")
 	shared := filepath.Join(dir, "shared")
 	var wg sync.WaitGroup
 	outs := make([]runOut, 2)

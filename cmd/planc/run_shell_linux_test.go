@@ -25,7 +25,7 @@ const shellCapsule = `{
 func TestRunShell(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "sh", "steps": [
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "sh", "steps": [
 		{"id": "hello", "shell": "echo hello world"},
 		{"id": "mixed", "shell": "sh -c 'echo out; echo err >&2; echo out2; exit 3'", "on_error": "continue"},
 		{"id": "bg", "shell": "sh -c 'sleep 313.37 & echo started'"},
@@ -67,7 +67,7 @@ func TestRunShellProtection(t *testing.T) {
 	sess := filepath.Join(dir, "sess")
 	// ${d}ns hides the path from the read_only pre-check: only the kernel
 	// can stop it.
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "own", "steps": [
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "own", "steps": [
 		{"id": "clobber", "shell": "sh -c 'd=`+sess+`/pla; echo hacked > ${d}ns/plan-1.json'", "on_error": "continue"},
 		{"id": "remove", "shell": "sh -c 'd=`+sess+`/pla; rm -f ${d}ns/plan-1.json'", "on_error": "continue"},
 		{"id": "beside", "shell": "sh -c 'echo fine > created.txt && mkdir -p target && echo x > target/out'"}
@@ -98,7 +98,7 @@ func TestRunShellProtection(t *testing.T) {
 func TestRunShellTimeout(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "slow", "steps": [{"id": "nap", "shell": "sleep 30"}]}`)
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "slow", "steps": [{"id": "nap", "shell": "sleep 30"}]}`)
 	start := time.Now()
 	r := planc(t, dir, "--capsule", "capsule.json", "--shell-timeout", "300ms", "plan.json")
 	if r.code != 1 {
@@ -140,7 +140,7 @@ func TestRunCancel(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "c", "steps": [
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "c", "steps": [
 		{"id": "slow", "shell": "sh -c 'echo started; sleep 1; echo finished'"},
 		{"id": "after", "tool": "notes", "depends_on": ["slow"], "input": {"body": "x"}}
 	]}`)
@@ -171,7 +171,7 @@ func TestRunAbort(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "a", "steps": [{"id": "long", "shell": "sleep 271.82"}]}`)
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "a", "steps": [{"id": "long", "shell": "sleep 271.82"}]}`)
 	cmd, so, se := startPlanc(t, dir, sess, "long", "--capsule", "capsule.json", "--session", sess, "plan.json")
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
@@ -209,7 +209,7 @@ func TestRunNoScope(t *testing.T) {
 		os.Chmod(d, 0o755) // nobody must reach the plan
 	}
 	os.Chmod(dir, 0o777)
-	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "s", "steps": [{"id": "a", "shell": "true"}]}`)
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "s", "steps": [{"id": "a", "shell": "true"}]}`)
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin, "run", "--capsule", "capsule.json", "plan.json")
 	cmd.Dir = dir
 	var so, se bytes.Buffer
@@ -229,7 +229,7 @@ func TestRunNoScope(t *testing.T) {
 func TestRunShellRefusals(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
-	write(t, dir, "src/keep.go", "package keep\n", "capsule.json", `{
+	testkit.WriteFiles(t, dir, "src/keep.go", "package keep\n", "capsule.json", `{
 		"name": "local/guarded",
 		"capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh", "echo"]}, "filesystem": {"read_only": ["src"]}},
 		"hooks": [{"on": "on-shell", "match": "echo *", "commit_policy": "deny"}]

@@ -106,20 +106,6 @@ func (r runOut) report(t *testing.T) testReport {
 	return rep
 }
 
-// write makes files under dir: name, content pairs.
-func write(t testing.TB, dir string, nameContent ...string) {
-	t.Helper()
-	for i := 0; i+1 < len(nameContent); i += 2 {
-		p := filepath.Join(dir, nameContent[i])
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(nameContent[i+1]), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // sessions returns the session directories under dir's .planc/sessions.
 func sessions(t *testing.T, dir string) []string {
 	t.Helper()
@@ -153,7 +139,7 @@ const toolPlan = `{
 
 func TestRunCompleted(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", toolPlan, "src/a.go", "", "src/x/y/b.go", "", "src/c.txt", "", ".git/x.go", "")
+	testkit.WriteFiles(t, dir, "plan.json", toolPlan, "src/a.go", "", "src/x/y/b.go", "", "src/c.txt", "", ".git/x.go", "")
 	r := planc(t, dir, "plan.json")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
@@ -177,7 +163,7 @@ func TestRunCompleted(t *testing.T) {
 
 func TestRunFailed(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", `{"id": "f", "steps": [
+	testkit.WriteFiles(t, dir, "plan.json", `{"id": "f", "steps": [
 		{"id": "a", "tool": "read-file", "input": {"path": "missing.txt"}},
 		{"id": "b", "tool": "notes", "depends_on": ["a"], "input": {"body": "x"}}
 	]}`)
@@ -198,7 +184,7 @@ func TestRunFailed(t *testing.T) {
 
 func TestRunRefused(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "plan.json", "{\"id\": \"r\", \"steps\": [\n  {\"id\": \"a\", \"tool\": \"nope\"}\n]}\n")
+	testkit.WriteFiles(t, dir, "plan.json", "{\"id\": \"r\", \"steps\": [\n  {\"id\": \"a\", \"tool\": \"nope\"}\n]}\n")
 	r := planc(t, dir, "plan.json")
 	if r.code != 2 || r.stdout != "" {
 		t.Fatalf("exit %d, want 2; stdout %q", r.code, r.stdout)
@@ -215,7 +201,7 @@ func TestRunRefused(t *testing.T) {
 
 	// A manifest without plan.submit is refused; so is a shell binary the
 	// default manifest does not allow.
-	write(t, dir, "nosubmit.json", `{"name": "local/x", "tools": {"builtin": ["notes"]}}`,
+	testkit.WriteFiles(t, dir, "nosubmit.json", `{"name": "local/x", "tools": {"builtin": ["notes"]}}`,
 		"ok.json", `{"id": "ok", "steps": [{"id": "a", "tool": "notes", "input": {"body": "x"}}]}`,
 		"shell.json", `{"id": "s", "steps": [{"id": "a", "shell": "echo hi"}]}`)
 	r = planc(t, dir, "--capsule", "nosubmit.json", "ok.json")

@@ -20,7 +20,7 @@ import (
 func TestRunCutOutput(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("a", 64<<10-1) + "€" + strings.Repeat("z", 1000)
-	write(t, dir, "big.txt", big, "plan.json", `{"id": "cut", "steps": [
+	testkit.WriteFiles(t, dir, "big.txt", big, "plan.json", `{"id": "cut", "steps": [
 		{"id": "read", "tool": "read-file", "input": {"path": "big.txt"}},
 		{"id": "copy", "tool": "write-file", "depends_on": ["read"], "input": {"path": "copy.txt", "content": "$read.output"}}
 	]}`)
@@ -55,7 +55,7 @@ func tail(s *string) string {
 // trace has the refusal's line, and on_error applies.
 func TestRunToolRefusals(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "capsule/capsule.json", `{
+	testkit.WriteFiles(t, dir, "capsule/capsule.json", `{
 		"name": "local/guarded",
 		"capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["../src"]}},
 		"tools": {"builtin": ["write-file", "notes", "read-file"]},
@@ -69,7 +69,7 @@ func TestRunToolRefusals(t *testing.T) {
 	shared := filepath.Join(dir, "s")
 	// The plan will be plans/plan-1.json of this session: let the step aim at it.
 	plan, _ := os.ReadFile(filepath.Join(dir, "plan.json"))
-	write(t, dir, "plan.json", strings.Replace(string(plan), "PLANFILE", filepath.Join(shared, "plans", "plan-1.json"), 1))
+	testkit.WriteFiles(t, dir, "plan.json", strings.Replace(string(plan), "PLANFILE", filepath.Join(shared, "plans", "plan-1.json"), 1))
 	r := planc(t, dir, "--capsule", "capsule/capsule.json", "--session", shared, "plan.json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s\n%s", r.code, r.stdout, r.stderr)
@@ -135,7 +135,7 @@ func TestRunTraceAfterKill(t *testing.T) {
 	for i := range 3000 {
 		steps = append(steps, fmt.Sprintf(`{"id": "n%d", "tool": "notes", "input": {"body": "note %d"}}`, i, i))
 	}
-	write(t, dir, "plan.json", `{"id": "many", "steps": [`+strings.Join(steps, ",\n")+`]}`)
+	testkit.WriteFiles(t, dir, "plan.json", `{"id": "many", "steps": [`+strings.Join(steps, ",\n")+`]}`)
 	cmd := plancCmd(t, dir, "--quiet", "plan.json")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // TestServeInspector: an MCP client no one here wrote, the MCP Inspector's
@@ -38,7 +40,7 @@ func TestServeInspector(t *testing.T) {
 	}
 	inspector := filepath.Join(npmDir, "node_modules", ".bin", "mcp-inspector")
 	dir := t.TempDir()
-	write(t, dir, "in.txt", "hello")
+	testkit.WriteFiles(t, dir, "in.txt", "hello")
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
 		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", bin, "serve", "--mcp"}, args...)...)

@@ -13,7 +13,7 @@ import (
 func TestServeShellFlags(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", shellCapsule)
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule)
 	c := startServe(t, dir, nil, "--capsule", "capsule.json", "--shell-timeout", "300ms", "--max-parallel", "1")
 
 	r := c.call(t, "submit-plan", `{"id": "slow", "steps": [{"id": "nap", "shell": "sleep 30"}]}`, nil)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The end-to-end tests of planc serve --mcp: the Go SDK's client speaking
@@ -128,7 +130,7 @@ func structuredReport(t *testing.T, r *mcp.CallToolResult) testReport {
 // that ran numbered in one session; nothing but MCP on standard output.
 func TestServeStdio(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "in.txt", "hello")
+	testkit.WriteFiles(t, dir, "in.txt", "hello")
 	c := startServe(t, dir, nil)
 
 	tools, err := c.cs.ListTools(context.Background(), nil)
@@ -218,7 +220,7 @@ func must[T any](v T, err error) T {
 // offered, and standard error says why.
 func TestServeNoGrant(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "capsule.json", `{"name": "local/ro", "tools": {"builtin": ["notes"]}}`)
+	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/ro", "tools": {"builtin": ["notes"]}}`)
 	c := startServe(t, dir, nil, "--capsule", "capsule.json")
 	tools, err := c.cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -235,7 +237,7 @@ func TestServeNoGrant(t *testing.T) {
 // TestServeUsage: the usage errors, in-process.
 func TestServeUsage(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, "bad.json", `{"name": 3}`)
+	testkit.WriteFiles(t, dir, "bad.json", `{"name": 3}`)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
@@ -110,22 +112,13 @@ func waitText(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + signalName(ws.Signal())
+			name := unix.SignalName(ws.Signal())
+			if name == "" {
+				name = ws.Signal().String()
+			}
+			return "was killed by signal " + name
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
 	return "failed: " + err.Error()
-}
-
-// signalName names sig as SIGTERM does.
-func signalName(sig syscall.Signal) string {
-	for _, s := range []struct {
-		sig  syscall.Signal
-		name string
-	}{{syscall.SIGTERM, "SIGTERM"}, {syscall.SIGKILL, "SIGKILL"}, {syscall.SIGINT, "SIGINT"}, {syscall.SIGHUP, "SIGHUP"}, {syscall.SIGPIPE, "SIGPIPE"}, {syscall.SIGSEGV, "SIGSEGV"}, {syscall.SIGABRT, "SIGABRT"}} {
-		if s.sig == sig {
-			return s.name
-		}
-	}
-	return sig.String()
 }

@@ -66,11 +66,11 @@ func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
 	matches := MatchSpawn(bare, allow)
 	switch {
 	case len(matches) > 1:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, quoteAll(matches), from)
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, ast.QuoteList(matches, "and"), from)
 	case len(matches) == 0 && len(allow) == 0:
 		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
 	case len(matches) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, quoteAll(allow))
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, ast.QuoteList(allow, "and"))
 	}
 	name := matches[0]
 	if !ast.IsCapsuleName(name) {
@@ -121,16 +121,4 @@ func LoadManifest(path string, src []byte) (*ast.Manifest, error) {
 		m.Version = ast.DefaultManifestVersion
 	}
 	return m, nil
-}
-
-// quoteAll formats names as "a", "b" and "c".
-func quoteAll(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/session"
 )
 
@@ -73,12 +74,12 @@ func (t builtinTool) decode(input json.RawMessage) (map[string]json.RawMessage, 
 	var unknown []string
 	for k := range in {
 		if !slices.Contains(t.fields, k) {
-			unknown = append(unknown, fmt.Sprintf("%q", k))
+			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return nil, fmt.Errorf("unknown input field %s; the input is %s", strings.Join(unknown, ", "), want)
+		return nil, fmt.Errorf("unknown input field %s; the input is %s", ast.QuoteList(unknown, ""), want)
 	}
 	for _, f := range t.fields[:t.need] {
 		if _, ok := in[f]; !ok {

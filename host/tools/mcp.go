@@ -52,12 +52,24 @@ type mcpServer struct {
 // own (shell.StartProcess).
 type StartFunc func(cmd *exec.Cmd) (*shell.Process, error)
 
-// startMCPServer starts srv's command over stdio in dir and connects to
-// it: the handshake and the tool list must come within timeout. A first
-// word with a slash is relative to manifestDir (docs/manifest.md). The error names the server and says what happened.
-func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir string, start StartFunc, timeout time.Duration) (*mcpServer, error) {
+// Launch is how a run starts its MCP servers.
+type Launch struct {
+	// Dir is the servers' working directory ("" is the current one);
+	// ManifestDir is where a command's first word with a slash starts.
+	Dir, ManifestDir string
+	// Start starts each server's process.
+	Start StartFunc
+	// Timeout bounds the handshake and the tool list of each server.
+	Timeout time.Duration
+}
+
+// startMCPServer starts srv's command over stdio as l says and connects
+// to it: the handshake and the tool list must come within l.Timeout. A
+// first word with a slash is relative to l.ManifestDir
+// (docs/manifest.md). The error names the server and says what happened.
+func startMCPServer(ctx context.Context, srv ast.MCPServer, l Launch) (*mcpServer, error) {
 	s := &mcpServer{name: srv.Name}
-	path, err := shell.Resolve(srv.Command[0], manifestDir)
+	path, err := shell.Resolve(srv.Command[0], l.ManifestDir)
 	if err != nil {
 		return nil, s.startError(err)
 	}
@@ -68,8 +80,8 @@ func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir str
 			return nil, s.startError(err)
 		}
 	}
-	cmd := &exec.Cmd{Path: path, Args: srv.Command, Dir: dir, Stdin: pipes[0], Stdout: pipes[3], Stderr: pipes[5]}
-	s.proc, err = start(cmd)
+	cmd := &exec.Cmd{Path: path, Args: srv.Command, Dir: l.Dir, Stdin: pipes[0], Stdout: pipes[3], Stderr: pipes[5]}
+	s.proc, err = l.Start(cmd)
 	closeAll(pipes[0], pipes[3], pipes[5]) // the server's ends
 	if err != nil {
 		closeAll(pipes[1], pipes[2], pipes[4])
@@ -84,7 +96,7 @@ func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir str
 		s.proc.Kill()
 	}()
 
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 	defer cancel()
 	go func() {
 		select {
@@ -104,7 +116,7 @@ func startMCPServer(ctx context.Context, srv ast.MCPServer, dir, manifestDir str
 		case exited:
 			err = fmt.Errorf("it exited (%s) before it answered", exitText(s.proc))
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			err = fmt.Errorf("no answer to the handshake and the tool list within %v", timeout)
+			err = fmt.Errorf("no answer to the handshake and the tool list within %v", l.Timeout)
 		case errors.Is(ctx.Err(), context.Canceled):
 			err = errors.New("canceled")
 		}

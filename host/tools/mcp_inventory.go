@@ -39,26 +39,24 @@ type mcpTool struct {
 // tools within timeout, and, naming both sources, when a tool name is
 // offered twice (by a built-in tool that m grants, or by two servers).
 func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) ([]string, error) {
-	ms, err := StartServers(ctx, m, dir, manifestDir, shell.StartProcess, timeout)
+	ms, err := StartServers(ctx, m, Launch{Dir: dir, ManifestDir: manifestDir, Start: shell.StartProcess, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
 	return ms.Names(), ms.Close()
 }
 
-// StartServers starts every server of m.Tools.MCP at once, in dir, each
-// with start, and builds the inventory of their tools: the handshake and
-// the tool list must come within timeout. A first word of a command with
-// a slash is relative to manifestDir. When a server does not start, or a
+// StartServers starts every server of m.Tools.MCP at once as l says and
+// builds the inventory of their tools. When a server does not start, or a
 // name comes from two sources, every server is ended and the error says
 // why (one line per server or name).
-func StartServers(ctx context.Context, m *ast.Manifest, dir, manifestDir string, start StartFunc, timeout time.Duration) (*Servers, error) {
+func StartServers(ctx context.Context, m *ast.Manifest, l Launch) (*Servers, error) {
 	ms := &Servers{servers: make([]*mcpServer, len(m.Tools.MCP))}
 	errs := make([]error, len(m.Tools.MCP))
 	var wg sync.WaitGroup
 	for i, srv := range m.Tools.MCP {
 		wg.Go(func() {
-			ms.servers[i], errs[i] = startMCPServer(ctx, srv, dir, manifestDir, start, timeout)
+			ms.servers[i], errs[i] = startMCPServer(ctx, srv, l)
 		})
 	}
 	wg.Wait()
