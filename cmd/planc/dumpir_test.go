@@ -42,6 +42,14 @@ func TestDumpIRAccepted(t *testing.T) {
 // diagnostics check prints (on stderr), and exit 1; a plan with warnings
 // only is still dumped.
 func TestDumpIRRefused(t *testing.T) {
+	refusedAsCheck(t, "plan ", "dump-ir")
+}
+
+// refusedAsCheck runs `planc check` and `planc args… PLAN` on every golden
+// plan that check refuses or warns about: args prints check's output on
+// its standard error and exits 1 for a refused plan, and for a plan with
+// warnings only prints what starts with accepted and exits 0.
+func refusedAsCheck(t *testing.T, accepted string, args ...string) {
 	capsule := filepath.Join(goldenDir, "check/capsule.json")
 	plans, _ := filepath.Glob(filepath.Join(goldenDir, "check/err/*.json"))
 	for _, p := range plans {
@@ -50,18 +58,18 @@ func TestDumpIRRefused(t *testing.T) {
 		}
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			chk := run(t, "", "check", "--capsule", capsule, p)
-			dump := run(t, "", "dump-ir", "--capsule", capsule, p)
-			if chk.Stdout != dump.Stderr {
-				t.Errorf("dump-ir's stderr differs from check's output (-check +dump-ir):\n%s", cmp.Diff(chk.Stdout, dump.Stderr))
+			got := run(t, "", append(append([]string{args[0], "--capsule", capsule}, args[1:]...), p)...)
+			if chk.Stdout != got.Stderr {
+				t.Errorf("%s's stderr differs from check's output (-check +%[1]s):\n%s", args[0], cmp.Diff(chk.Stdout, got.Stderr))
 			}
 			switch chk.Code {
 			case 1:
-				if dump.Code != 1 || dump.Stdout != "" {
-					t.Errorf("refused plan: dump-ir exit %d, stdout %q", dump.Code, dump.Stdout)
+				if got.Code != 1 || got.Stdout != "" {
+					t.Errorf("refused plan: %s exit %d, stdout %q", args[0], got.Code, got.Stdout)
 				}
 			case 0:
-				if dump.Code != 0 || !strings.HasPrefix(dump.Stdout, "plan ") {
-					t.Errorf("warnings only: dump-ir exit %d, stdout %q", dump.Code, dump.Stdout)
+				if got.Code != 0 || !strings.HasPrefix(got.Stdout, accepted) {
+					t.Errorf("warnings only: %s exit %d, stdout %q", args[0], got.Code, got.Stdout)
 				}
 			default:
 				t.Fatalf("check exit %d", chk.Code)

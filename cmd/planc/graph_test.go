@@ -86,32 +86,7 @@ func TestGraphAccepted(t *testing.T) {
 // diagnostics check prints (on stderr) and exit 1; a plan with warnings
 // only is still drawn, its warnings on stderr.
 func TestGraphRefused(t *testing.T) {
-	capsule := filepath.Join(goldenDir, "check/capsule.json")
-	plans, _ := filepath.Glob(filepath.Join(goldenDir, "check/err/*.json"))
-	for _, p := range plans {
-		if strings.HasPrefix(filepath.Base(p), "limits-") {
-			continue // those use smaller limits than the CLI's
-		}
-		t.Run(filepath.Base(p), func(t *testing.T) {
-			chk := run(t, "", "check", "--capsule", capsule, p)
-			gr := run(t, "", "graph", "--capsule", capsule, "--format", "mermaid", p)
-			if chk.Stdout != gr.Stderr {
-				t.Errorf("graph's stderr differs from check's output (-check +graph):\n%s", cmp.Diff(chk.Stdout, gr.Stderr))
-			}
-			switch chk.Code {
-			case 1:
-				if gr.Code != 1 || gr.Stdout != "" {
-					t.Errorf("refused plan: graph exit %d, stdout %q", gr.Code, gr.Stdout)
-				}
-			case 0:
-				if gr.Code != 0 || !strings.HasPrefix(gr.Stdout, "flowchart TD\n") {
-					t.Errorf("warnings only: graph exit %d, stdout %q", gr.Code, gr.Stdout)
-				}
-			default:
-				t.Fatalf("check exit %d", chk.Code)
-			}
-		})
-	}
+	refusedAsCheck(t, "flowchart TD\n", "graph", "--format", "mermaid")
 }
 
 func TestGraphStdinAndCapsule(t *testing.T) {

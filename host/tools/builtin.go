@@ -17,7 +17,7 @@ import (
 )
 
 // Builtins are the runtime's built-in tools (docs/manifest.md): small,
-// real, and enough to run the seed's example plan. Paths in their inputs
+// real, and enough to run examples/hello.json. Paths in their inputs
 // are relative to WorkDir unless absolute.
 type Builtins struct {
 	// WorkDir is the directory relative paths and globs start from.
