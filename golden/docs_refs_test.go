@@ -33,9 +33,13 @@ var outsideNames = []outsideName{
 			return "names a file outside the repository; " + specFix(l, a, "cite the repository's own document")
 		}},
 	{re: regexp.MustCompile(`\bplans\.txt\b`),
-		fix: func(l, a string) string { return "names the specification's file; " + specFix(l, a, "cite docs/plans.md") }},
+		fix: func(l, a string) string {
+			return "names the specification's file; " + specFix(l, a, "cite docs/plans.md")
+		}},
 	{re: regexp.MustCompile(`(?i)\bthe seed\b|\bseed's\b`),
-		fix: func(l, a string) string { return `names "the seed" as a document; ` + specFix(l, a, "cite docs/plans.md") }},
+		fix: func(l, a string) string {
+			return `names "the seed" as a document; ` + specFix(l, a, "cite docs/plans.md")
+		}},
 	{re: regexp.MustCompile(`\bruntime\.md\b`),
 		fix: func(l, a string) string { return "names the design notes' runtime page; " + runtimeFix(l, a) }},
 	{re: regexp.MustCompile(`\bcontainment\.md\b`),
