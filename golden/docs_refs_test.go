@@ -112,6 +112,7 @@ func runtimeSection(context string) string {
 		{"Capsules, the roost", "docs/capsules.md"},
 		{`"Trace"`, "docs/trace.md"},
 		{"trace", "docs/trace.md"},
+		{"event", "docs/trace.md"},
 		{`"Tools"`, "docs/mcp.md (MCP servers) or docs/plans.md, \"Tool steps\" (built-in tools)"},
 		{"cgroup", "docs/running.md, \"The cgroup scope\""},
 	} {
