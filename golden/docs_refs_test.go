@@ -69,7 +69,7 @@ var specSections = []struct {
 	{[]string{"may reach"}, `cite docs/plans.md, "Step refusals"`},
 	{[]string{"report"}, `cite docs/plans.md, "The report"`},
 	{[]string{"refusal", "list"}, `cite docs/plans.md, "What is refused before anything runs"`},
-	{[]string{"shape", "fields", "required"}, `cite docs/plans.md, "The plan" and "Steps"`},
+	{[]string{"shape", "fields", "required", "does not define"}, `cite docs/plans.md, "The plan" and "Steps"`},
 	{[]string{"example"}, `cite docs/plans.md, "An example"`},
 }
 
