@@ -22,9 +22,10 @@ var checkCommand = &command{
 	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] PLAN...
 
 Checks each PLAN (a path, or - for standard input) against every refusal
-of the seed and every warning of semantics.md, and prints the diagnostics
-of all of them sorted by file, line and column. Lines and columns are
-1-based; a column counts bytes.
+and every warning (docs/plans.md says what is refused; planc's decisions
+are numbered in docs/semantics.md), and prints the diagnostics of all of
+them sorted by file, line and column. Lines and columns are 1-based; a
+column counts bytes. The README's table lists every code.
 
 flags:
   --capsule FILE   the capsule manifest; turns on the capability rules

@@ -1,5 +1,5 @@
 // Command planc is the command-line face of the plan compiler: it parses,
-// checks, lowers and runs plans; shared/design/cli.md is its contract.
+// checks, lowers and runs plans; docs/cli.md is its contract.
 // It is the last stage of the flow and stays thin: every subcommand is a few
 // calls into ast, parser, check and the later packages, plus flags, IO and
 // exit codes.
@@ -19,7 +19,7 @@ import (
 	"github.com/planc/planc/ast"
 )
 
-// Exit statuses shared by every subcommand (cli.md). Subcommands with more
+// Exit statuses shared by every subcommand (docs/cli.md). Subcommands with more
 // statuses (run's 3) define their own beside these.
 const (
 	exitOK    = 0 // success; for check: no errors

@@ -31,7 +31,9 @@ Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
 there, runs it, and prints the report as JSON on standard output. When the
 plan does not complete, its summary line goes to standard error. SIGINT or
-SIGTERM cancels the plan; a second one ends it at once.
+SIGTERM cancels the plan; a second one ends it at once. On Linux, a plan
+with shell or capsule steps needs a delegated cgroup v2 scope, and is
+refused with E-RUN-012 without one: docs/running.md says how to get one.
 
 flags:
   --capsule FILE       the capsule manifest (default: the embedded one, with
