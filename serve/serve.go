@@ -25,6 +25,7 @@ package serve
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -104,9 +105,44 @@ func (s *Server) SubmitRefusal() error { return s.submitErr }
 // ends it or ctx is cancelled. Cancelling ctx cancels the running plans
 // gently and closes the connection; either way Serve returns once every
 // plan it started has wound down. The error is nil when the client ended
-// the connection, ctx.Err() when ctx did.
+// the connection, ctx.Err() when ctx did. For standard input and output,
+// ServeStream is the better transport.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	c := &conn{s: s, done: ctx, sessionDir: s.cfg.SessionDir}
+	err := s.serve(ctx, ctx, t)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// ServeStream serves one MCP connection, one session, over in and out as
+// `planc serve --mcp` serves standard input and output: one JSON-RPC
+// message per line. A line that is no message is answered with a JSON-RPC
+// error and skipped, a line over MaxFrame bytes too. When in ends (or ctx
+// is cancelled), ServeStream reads no further line and cancels the
+// running plans, answers every call it has read (a cancelled plan's call
+// with its cancelled report), and returns once they are answered and
+// every plan has wound down. The response to a call the client cancelled
+// (notifications/cancelled) is not written. The error is nil when in
+// ended, ctx.Err() when ctx did, else in's read error.
+func (s *Server) ServeStream(ctx context.Context, in io.Reader, out io.Writer) error {
+	plans, cancelPlans := context.WithCancel(ctx)
+	defer cancelPlans()
+	sc := newStreamConn(in, out, MaxFrame, s.cfg.Notice, cancelPlans)
+	stop := context.AfterFunc(ctx, func() { sc.endInput(io.EOF) })
+	defer stop()
+	err := s.serve(context.WithoutCancel(ctx), plans, &streamTransport{sc})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// serve serves t until the connection ends or ctx is cancelled; plans
+// ending cancels every running plan. It returns once they have wound
+// down.
+func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
+	c := &conn{s: s, done: plans, sessionDir: s.cfg.SessionDir}
 	version := s.cfg.Version
 	if version == "" {
 		version = "dev"
@@ -119,16 +155,14 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	}
 	err := srv.Run(ctx, t)
 	c.plans.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	return err
 }
 
 // conn is one connection: its session and its running plans.
 type conn struct {
 	s *Server
-	// done ends with Serve's context: every running plan is cancelled.
+	// done ends every running plan: Serve's context, or the end of
+	// ServeStream's input.
 	done  context.Context
 	plans sync.WaitGroup
 
