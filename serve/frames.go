@@ -42,12 +42,12 @@ func newFrameReader(r io.Reader, max int) *frameReader {
 func (f *frameReader) next() (line []byte, n int64, lineNo int, err error) {
 	for {
 		line, n = nil, 0
+		var chunk []byte
 		for {
-			chunk, rerr := f.br.ReadSlice('\n')
+			var rerr error
+			chunk, rerr = f.br.ReadSlice('\n')
 			n += int64(len(chunk))
-			if room := f.max + 2 - len(line); room > 0 { // + the line end
-				line = append(line, chunk[:min(len(chunk), room)]...)
-			}
+			line = f.keep(line, chunk)
 			if rerr == bufio.ErrBufferFull {
 				continue
 			}
@@ -57,8 +57,8 @@ func (f *frameReader) next() (line []byte, n int64, lineNo int, err error) {
 			break
 		}
 		f.lines++
-		if bytes.HasSuffix(line, []byte("\n")) {
-			line, n = line[:len(line)-1], n-1
+		if bytes.HasSuffix(chunk, []byte("\n")) {
+			line, n = bytes.TrimSuffix(line, []byte("\n")), n-1
 			if bytes.HasSuffix(line, []byte("\r")) {
 				line, n = line[:len(line)-1], n-1
 			}
@@ -70,6 +70,19 @@ func (f *frameReader) next() (line []byte, n int64, lineNo int, err error) {
 			return line, n, f.lines, nil
 		}
 	}
+}
+
+// keep appends to line what of chunk fits in f.max bytes and a line end,
+// doubling line's room as it grows (append grows a large slice by a
+// quarter, which would copy a 17 MiB line some forty times).
+func (f *frameReader) keep(line, chunk []byte) []byte {
+	chunk = chunk[:max(0, min(len(chunk), f.max+2-len(line)))]
+	if need := len(line) + len(chunk); need > cap(line) {
+		grown := make([]byte, len(line), min(max(need, 2*cap(line)), f.max+2))
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, chunk...)
 }
 
 // nullID is the id of an answer to a frame whose request id is unknown.
