@@ -13,13 +13,17 @@
 //   - check-plan, always offered: the diagnostics `planc check --capsule`
 //     would print, as structured content and as text.
 //
-// One MCP connection (one Serve call) is one session: its plans share one
-// session directory and are numbered 1, 2, … (tasks plan-1, plan-2, …).
-// Cancelling a submit-plan request (notifications/cancelled) cancels its
-// plan with the seed's cancel semantics, as does the client going away or
-// Serve's context ending; Serve returns only once every plan it started
-// has wound down. A client that sends a progress token gets one progress
-// notification per settled step.
+// One MCP connection (one ServeStream or Serve call) is one session: its
+// plans share one session directory and are numbered 1, 2, … (tasks
+// plan-1, plan-2, …). Cancelling a submit-plan request
+// (notifications/cancelled) cancels its plan with the seed's cancel
+// semantics, as does the client going away or the context ending; both
+// return only once every plan they started has wound down. ServeStream,
+// planc's stdio, answers a line that is no JSON-RPC message with an error
+// and goes on, answers every call it has read when its input ends, and
+// writes no response to a call the client cancelled (stream.go). A client
+// that sends a progress token gets one progress notification per settled
+// step.
 package serve
 
 import (

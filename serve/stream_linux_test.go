@@ -26,7 +26,7 @@ import (
 // stream is one ServeStream connection.
 type stream struct {
 	in     *io.PipeWriter
-	lines  chan []byte // what the server writes, closed when it is done
+	lines  chan []byte   // what the server writes, closed when it is done
 	served chan struct{} // closed when ServeStream returns err
 	err    error
 	stop   context.CancelFunc

@@ -25,9 +25,12 @@ Standard output carries MCP alone; notes go to standard error.
 
 Without capabilities.plan.submit in the manifest there is no submit-plan
 tool (standard error says so), only check-plan. Cancelling a submit-plan
-call cancels its plan, as SIGINT does to planc run. The client closing the
-connection, SIGINT or SIGTERM cancel every running plan and end the server
-once they have wound down; a second SIGINT ends them at once.
+call cancels its plan, as SIGINT does to planc run, and the call gets no
+response. The end of standard input (the client going away), SIGINT or
+SIGTERM cancel every running plan; every call already read is still
+answered (a cancelled plan's with its cancelled report), and planc exits
+once the plans have wound down; a second SIGINT ends them at once. A line
+that is not a JSON-RPC message gets a JSON-RPC error and is skipped.
 
 flags:
   --mcp            speak MCP over stdio (required: the only protocol)
