@@ -128,7 +128,9 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 // with its cancelled report), and returns once they are answered and
 // every plan has wound down. The response to a call the client cancelled
 // (notifications/cancelled) is not written. The error is nil when in
-// ended, ctx.Err() when ctx did, else in's read error.
+// ended, ctx.Err() when ctx did, else in's read error. A read of in in
+// progress when ServeStream returns is left to end with in (standard input
+// ends with the process).
 func (s *Server) ServeStream(ctx context.Context, in io.Reader, out io.Writer) error {
 	plans, cancelPlans := context.WithCancel(ctx)
 	defer cancelPlans()
