@@ -163,3 +163,32 @@ func BenchmarkFrameReaderOversized(b *testing.B) {
 		}
 	}
 }
+
+// FuzzFrame: whatever a line holds, it is a message or gets an answer
+// that is one JSON-RPC error response whose id is null, a string or a
+// number, and an oversized line's id is one of those too.
+func FuzzFrame(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, `[1,{"jsonrpc":"2.0"}]`, `{"id":"x","method":5}`, `null`, `{`, `{"id":1e400,"method":"x"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var r *reply
+		if !json.Valid(b) {
+			r = notJSON(b)
+		} else if _, r = decodeMessage(b); r == nil {
+			return
+		}
+		var back struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   *jsonrpc.Error  `json:"error"`
+		}
+		enc := r.encode()
+		if err := json.Unmarshal(enc, &back); err != nil || back.JSONRPC != "2.0" || back.Error == nil || !(string(back.ID) == "null" || validID(back.ID)) {
+			t.Errorf("%q answered %s", b, enc)
+		}
+		if id := sniffID(b); string(id) != "null" && !validID(id) {
+			t.Errorf("sniffID(%q) = %s", b, id)
+		}
+	})
+}
