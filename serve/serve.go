@@ -13,18 +13,23 @@
 //   - check-plan, always offered: the diagnostics `planc check --capsule`
 //     would print, as structured content and as text.
 //
-// One MCP connection (one Serve call) is one session: its plans share one
-// session directory and are numbered 1, 2, … (tasks plan-1, plan-2, …).
-// Cancelling a submit-plan request (notifications/cancelled) cancels its
-// plan with the seed's cancel semantics, as does the client going away or
-// Serve's context ending; Serve returns only once every plan it started
-// has wound down. A client that sends a progress token gets one progress
-// notification per settled step.
+// One MCP connection (one ServeStream or Serve call) is one session: its
+// plans share one session directory and are numbered 1, 2, … (tasks
+// plan-1, plan-2, …). Cancelling a submit-plan request
+// (notifications/cancelled) cancels its plan with the seed's cancel
+// semantics, as does the client going away or the context ending; both
+// return only once every plan they started has wound down. ServeStream,
+// planc's stdio, answers a line that is no JSON-RPC message with an error
+// and goes on, answers every call it has read when its input ends, and
+// writes no response to a call the client cancelled (stream.go). A client
+// that sends a progress token gets one progress notification per settled
+// step.
 package serve
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -106,9 +111,46 @@ func (s *Server) SubmitRefusal() error { return s.submitErr }
 // ends it or ctx is cancelled. Cancelling ctx cancels the running plans
 // gently and closes the connection; either way Serve returns once every
 // plan it started has wound down. The error is nil when the client ended
-// the connection, ctx.Err() when ctx did.
+// the connection, ctx.Err() when ctx did. For standard input and output,
+// ServeStream is the better transport.
 func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
-	c := &conn{s: s, done: ctx, sessionDir: s.cfg.SessionDir}
+	err := s.serve(ctx, ctx, t)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// ServeStream serves one MCP connection, one session, over in and out as
+// `planc serve --mcp` serves standard input and output: one JSON-RPC
+// message per line. A line that is no message is answered with a JSON-RPC
+// error and skipped, a line over MaxFrame bytes too. When in ends (or ctx
+// is cancelled), ServeStream reads no further line and cancels the
+// running plans, answers every call it has read (a cancelled plan's call
+// with its cancelled report), and returns once they are answered and
+// every plan has wound down. The response to a call the client cancelled
+// (notifications/cancelled) is not written. The error is nil when in
+// ended, ctx.Err() when ctx did, else in's read error. A read of in in
+// progress when ServeStream returns is left to end with in (standard input
+// ends with the process).
+func (s *Server) ServeStream(ctx context.Context, in io.Reader, out io.Writer) error {
+	plans, cancelPlans := context.WithCancel(ctx)
+	defer cancelPlans()
+	sc := newStreamConn(in, out, MaxFrame, s.cfg.Notice, cancelPlans)
+	stop := context.AfterFunc(ctx, func() { sc.endInput(io.EOF) })
+	defer stop()
+	err := s.serve(context.WithoutCancel(ctx), plans, &streamTransport{sc})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+// serve serves t until the connection ends or ctx is cancelled; plans
+// ending cancels every running plan. It returns once they have wound
+// down.
+func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
+	c := &conn{s: s, done: plans, sessionDir: s.cfg.SessionDir}
 	version := s.cfg.Version
 	if version == "" {
 		version = "dev"
@@ -121,16 +163,14 @@ func (s *Server) Serve(ctx context.Context, t mcp.Transport) error {
 	}
 	err := srv.Run(ctx, t)
 	c.plans.Wait()
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	return err
 }
 
 // conn is one connection: its session and its running plans.
 type conn struct {
 	s *Server
-	// done ends with Serve's context: every running plan is cancelled.
+	// done ends every running plan: Serve's context, or the end of
+	// ServeStream's input.
 	done  context.Context
 	plans sync.WaitGroup
 

@@ -3,10 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/serve"
@@ -28,9 +25,12 @@ Standard output carries MCP alone; notes go to standard error.
 
 Without capabilities.plan.submit in the manifest there is no submit-plan
 tool (standard error says so), only check-plan. Cancelling a submit-plan
-call cancels its plan, as SIGINT does to planc run. The client closing the
-connection, SIGINT or SIGTERM cancel every running plan and end the server
-once they have wound down; a second SIGINT ends them at once.
+call cancels its plan, as SIGINT does to planc run, and the call gets no
+response. The end of standard input (the client going away), SIGINT or
+SIGTERM cancel every running plan; every call already read is still
+answered (a cancelled plan's with its cancelled report), and planc exits
+once the plans have wound down; a second SIGINT ends them at once. A line
+that is not a JSON-RPC message gets a JSON-RPC error and is skipped.
 
 flags:
   --mcp            speak MCP over stdio (required: the only protocol)
@@ -98,32 +98,25 @@ func runServe(e *env, c *command, args []string) int {
 	if err := srv.SubmitRefusal(); err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan: %v\n", err)
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}
-	if err := serveWithSignals(e, srv, t, abort); err != nil {
+	if err := serveWithSignals(e, srv, abort); err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: %v\n", err)
 		return exitFail
 	}
 	return exitOK
 }
 
-// serveWithSignals serves t with SIGINT and SIGTERM wired to it: the
-// first cancels every running plan (S22) and ends the server once they
-// have wound down, a second kills their processes at once; if they have
-// not wound down abortGrace later, planc exits 3, as planc run does.
-// abort is the servers' Config.Abort.
-func serveWithSignals(e *env, srv *serve.Server, t mcp.Transport, abort chan struct{}) error {
+// serveWithSignals serves standard input and output with SIGINT and
+// SIGTERM wired to the server: the first ends the connection as the end
+// of standard input does (running plans are cancelled, S22, and every
+// call read is answered), a second kills the plans' processes at once; if
+// they have not wound down abortGrace later, planc exits 3, as planc run
+// does. abort is the server's Config.Abort.
+func serveWithSignals(e *env, srv *serve.Server, abort chan struct{}) error {
 	return withSignals(e, abort, "planc serve", "the plans", func(ctx context.Context) error {
-		err := srv.Serve(ctx, t)
+		err := srv.ServeStream(ctx, e.stdin, e.stdout)
 		if ctx.Err() != nil {
 			return nil // a signal ended it, as asked
 		}
 		return err
 	})
 }
-
-// nopWriteCloser is standard output as the transport's writer: closing
-// the connection does not close it.
-type nopWriteCloser struct{ io.Writer }
-
-// Close does nothing.
-func (nopWriteCloser) Close() error { return nil }
