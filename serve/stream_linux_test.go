@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/planc/planc/vm"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The tests of ServeStream speak raw JSON-RPC lines, as a client on the
@@ -298,7 +300,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 		t.Errorf("the check read before the end: %s", a.line)
 	}
 	sess := waitSession(t, dir)
-	waitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
+	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
 	release(t, w, "late")
 	rest, err := s.rest(t)
 	if err != nil || len(rest) != 1 {
@@ -323,16 +325,16 @@ func TestStreamCancelledCallUnanswered(t *testing.T) {
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"plan-a","reason":"enough"}}`)
 	sess := waitSession(t, dir)
 	trace := filepath.Join(sess, "trace.jsonl")
-	waitEvent(t, trace, "plan_step", 1) // the step after, skipped
+	testkit.WaitEvent(t, trace, "plan_step", 1) // the step after, skipped
 	release(t, w, "late")
-	waitEvent(t, trace, "session_end", 1)
+	testkit.WaitEvent(t, trace, "session_end", 1)
 	s.send(t, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	rest, err := s.rest(t)
 	if err != nil || len(rest) != 1 || string(rest[0].ID) != "3" {
 		t.Errorf("after the cancel the server wrote\n%s(ServeStream: %v)", linesOf(rest), err)
 	}
 	var end string
-	for _, l := range traceLines(t, trace) {
+	for _, l := range testkit.TraceLines(t, trace) {
 		if l["event"] == "plan_end" {
 			end = str(l["outcome"])
 		}
@@ -351,7 +353,7 @@ func TestStreamContextEnds(t *testing.T) {
 	w := holdPlan(t, s, dir, "2")
 	s.stop()
 	sess := waitSession(t, dir)
-	waitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
+	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
 	s.send(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
 	release(t, w, "late")
 	rest, err := s.rest(t)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planc/planc/internal/testkit"
 )
 
 // readmeServe returns the README's `planc serve --mcp` exchange: the
@@ -82,7 +84,7 @@ func readmeServeDir(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write(t, dir, "greeting.txt", "hello from planc\n")
+	testkit.WriteFiles(t, dir, "greeting.txt", "hello from planc\n")
 	return dir
 }
 
@@ -90,10 +92,9 @@ func readmeServeDir(t *testing.T) string {
 // standard input and output.
 func startReadmeServe(t *testing.T, dir string) (*exec.Cmd, io.WriteCloser, *bufio.Scanner, *lockedBuffer) {
 	t.Helper()
-	needBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, plancBin, "serve", "--mcp")
+	cmd := exec.CommandContext(ctx, plancBin(t), "serve", "--mcp")
 	cmd.Dir = dir
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
