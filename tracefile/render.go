@@ -189,13 +189,8 @@ func exitText(s *Session) string {
 // showPlan writes one plan: a summary line and its attempts.
 func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 	fmt.Fprintf(b, "%splan %s", in, clean(p.Label))
-	switch {
-	case p.File != "" && p.Redrive > 0:
-		fmt.Fprintf(b, " (%s, redrive %d)", clean(p.File), p.Redrive)
-	case p.File != "":
+	if p.File != "" {
 		fmt.Fprintf(b, " (%s)", clean(p.File))
-	case p.Redrive > 0:
-		fmt.Fprintf(b, " (redrive %d)", p.Redrive)
 	}
 	b.WriteString(": ")
 	switch {

@@ -87,8 +87,9 @@ type Plan struct {
 	Attempts []*Attempt
 	// Denials are the plan's protected_path_denied and call_denied lines.
 	Denials []Event
-	// Label tells plans with the same id apart: the id, and the plan
-	// file's name when the trace holds the id more than once.
+	// Label tells plans with the same id apart: the id, with the plan
+	// file's name when the trace holds the id more than once and the
+	// redrive number on a redrive.
 	Label string
 
 	running map[attemptKey]*Attempt // dispatched, not yet settled
@@ -181,15 +182,19 @@ func FromEvents(events []Event) *Session {
 	}
 	for _, p := range s.Plans {
 		p.Label = p.ID
+		var tags []string
 		if s.planEntries[p.ID] > 1 {
 			name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(p.File)), ".json")
 			if p.File == "" {
 				name = "?"
 			}
-			if p.Redrive > 0 {
-				name += fmt.Sprintf(", redrive %d", p.Redrive)
-			}
-			p.Label = fmt.Sprintf("%s (%s)", p.ID, name)
+			tags = append(tags, name)
+		}
+		if p.Redrive > 0 {
+			tags = append(tags, fmt.Sprintf("redrive %d", p.Redrive))
+		}
+		if len(tags) > 0 {
+			p.Label = fmt.Sprintf("%s (%s)", p.ID, strings.Join(tags, ", "))
 		}
 	}
 	return s
