@@ -7,7 +7,20 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
+
+// lineDecoder decodes the lines of one trace.
+type lineDecoder struct {
+	// lean leaves out what a redrive's read-back never looks at: ts (and
+	// TS) and session.
+	lean bool
+	// recent holds strings met before, by a cheap hash of their bytes:
+	// event names, statuses, plan ids repeat line after line, and are
+	// then shared rather than made again.
+	recent [64]string
+}
 
 // decode parses one line. ok is false when the line cannot be used at all
 // (note says why); a usable line may still carry a note.
@@ -16,77 +29,74 @@ import (
 // and any line the fast path is unsure of, goes through encoding/json, which
 // gives the same Event for every line the fast path takes
 // (FuzzFastDecode holds the two to it).
-func decode(line []byte, n int) (e Event, note string, ok bool) {
-	if !fastDecode(line, &e) {
-		e = Event{}
+func (ld *lineDecoder) decode(line []byte, n int, e *Event) (note string, ok bool) {
+	*e = Event{}
+	fd := fastDecoder{b: line, ld: ld}
+	if !fd.event(e) {
+		*e = Event{}
 		trimmed := bytes.TrimLeft(line, " \t\r\n")
 		if len(trimmed) == 0 || trimmed[0] != '{' {
-			return e, "not a JSON object", false
+			return "not a JSON object", false
 		}
-		err := json.Unmarshal(line, &e)
+		slow := new(Event)
+		err := json.Unmarshal(line, slow)
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
 			note = fmt.Sprintf("field %s has the wrong type (%s); read as empty", quote(te.Field), te.Value)
 		case err != nil:
-			return Event{}, "not a JSON object", false
+			return "not a JSON object", false
 		}
+		*e = *slow
 	}
 	e.Line = n
 	if e.Event == "" {
-		return e, "no event", false
+		return "no event", false
 	}
-	if e.RawTS != "" {
+	if ld.lean {
+		e.RawTS, e.Session = "", ""
+	} else if e.RawTS != "" {
 		if ts, err := time.Parse(time.RFC3339Nano, e.RawTS); err == nil {
 			e.TS = ts
 		}
 	}
-	return e, note, true
+	return note, true
+}
+
+// text returns b as a string, shared with an earlier line's when the
+// decoder has met the same text recently.
+func (ld *lineDecoder) text(b []byte) string {
+	if ld == nil || len(b) == 0 || len(b) > 64 {
+		return string(b)
+	}
+	slot := &ld.recent[(len(b)*7+int(b[0])+int(b[len(b)-1])*3)&63]
+	if *slot == string(b) {
+		return *slot
+	}
+	*slot = string(b)
+	return *slot
 }
 
 // fastDecode parses line into e when it is a flat JSON object whose
-// strings are printable ASCII without escapes, whose known members have
-// their own type (or null) and whose other members are strings, numbers,
-// booleans or null: what planc writes for almost every line. It returns
+// member names are printable ASCII without escapes, whose known members
+// have their own type (or null) and whose other members are strings,
+// numbers, booleans or null: what planc writes for every line. It returns
 // false for anything else, leaving e in any state.
 func fastDecode(line []byte, e *Event) bool {
 	d := fastDecoder{b: line}
-	d.space()
-	if !d.byte('{') {
-		return false
-	}
-	d.space()
-	if d.byte('}') {
-		return d.end()
-	}
-	for {
-		d.space()
-		key, ok := d.str()
-		if !ok {
-			return false
-		}
-		d.space()
-		if !d.byte(':') {
-			return false
-		}
-		d.space()
-		if !d.member(key, e) {
-			return false
-		}
-		d.space()
-		if d.byte('}') {
-			return d.end()
-		}
-		if !d.byte(',') {
-			return false
-		}
-	}
+	return d.event(e)
+}
+
+// event parses the whole line into e, as fastDecode.
+func (d *fastDecoder) event(e *Event) bool {
+	return d.object(func(key []byte) bool { return d.member(key, e) }) && d.end()
 }
 
 // fastDecoder walks one line.
 type fastDecoder struct {
-	b []byte
-	i int
+	b  []byte
+	i  int
+	ld *lineDecoder // nil: every string is a new one
 }
 
 func (d *fastDecoder) space() {
@@ -123,11 +133,117 @@ func (d *fastDecoder) literal(word string) bool {
 	return false
 }
 
-// str consumes a string of printable ASCII without escapes and returns
-// its text.
+// str consumes a JSON string and returns its text as encoding/json would
+// (escapes decoded, invalid UTF-8 and lone surrogates as U+FFFD).
 func (d *fastDecoder) str() (string, bool) {
+	start := d.i
+	if b, ok := d.strBytes(); ok {
+		return d.ld.text(b), true
+	}
+	d.i = start
+	return d.quoted()
+}
+
+// quoted consumes a JSON string that may hold escapes and any UTF-8.
+func (d *fastDecoder) quoted() (string, bool) {
 	if !d.byte('"') {
 		return "", false
+	}
+	var out []byte
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return string(out), true
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			if d.i+1 >= len(d.b) {
+				return "", false
+			}
+			e := d.b[d.i+1]
+			d.i += 2
+			switch e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := d.hex4()
+				if !ok {
+					return "", false
+				}
+				if utf16.IsSurrogate(r) {
+					// A pair goes together; anything else is U+FFFD, and
+					// what follows is read on its own.
+					save := d.i
+					if d.byte('\\') && d.byte('u') {
+						if r2, ok := d.hex4(); ok {
+							if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+								out = utf8.AppendRune(out, dec)
+								continue
+							}
+						}
+					}
+					d.i, r = save, utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			d.i++
+		default:
+			r, size := utf8.DecodeRune(d.b[d.i:])
+			if r == utf8.RuneError && size == 1 {
+				out = utf8.AppendRune(out, utf8.RuneError)
+			} else {
+				out = append(out, d.b[d.i:d.i+size]...)
+			}
+			d.i += size
+		}
+	}
+	return "", false
+}
+
+// hex4 consumes four hex digits.
+func (d *fastDecoder) hex4() (rune, bool) {
+	if len(d.b)-d.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d.b[d.i : d.i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	d.i += 4
+	return r, true
+}
+
+// strBytes consumes a string as str does and returns its bytes, valid as
+// long as the line.
+func (d *fastDecoder) strBytes() ([]byte, bool) {
+	if !d.byte('"') {
+		return nil, false
 	}
 	start := d.i
 	for d.i < len(d.b) {
@@ -135,13 +251,13 @@ func (d *fastDecoder) str() (string, bool) {
 		switch {
 		case c == '"':
 			d.i++
-			return string(d.b[start : d.i-1]), true
+			return d.b[start : d.i-1], true
 		case c < 0x20 || c >= 0x7f || c == '\\':
-			return "", false
+			return nil, false
 		}
 		d.i++
 	}
-	return "", false
+	return nil, false
 }
 
 // integer consumes a JSON integer (no fraction, no exponent) that fits in
@@ -198,10 +314,14 @@ func (d *fastDecoder) digits() bool {
 }
 
 // member consumes the value of member key into e.
-func (d *fastDecoder) member(key string, e *Event) bool {
+func (d *fastDecoder) member(key []byte, e *Event) bool {
 	if s := stringField(e, key); s != nil {
 		if d.literal("null") {
 			return true // null leaves a string as it is, as encoding/json does
+		}
+		if string(key) == "ts" && d.ld != nil && d.ld.lean {
+			_, ok := d.strBytes() // unique to the line, and unused
+			return ok
 		}
 		v, ok := d.str()
 		*s = v
@@ -218,7 +338,7 @@ func (d *fastDecoder) member(key string, e *Event) bool {
 		*n = int(v)
 		return true
 	}
-	if key == "duration_ms" {
+	if string(key) == "duration_ms" {
 		if d.literal("null") {
 			return true
 		}
@@ -226,7 +346,7 @@ func (d *fastDecoder) member(key string, e *Event) bool {
 		e.DurationMS = v
 		return ok
 	}
-	switch key {
+	switch string(key) {
 	case "reused":
 		switch {
 		case d.literal("true"):
@@ -289,8 +409,8 @@ func (d *fastDecoder) strings(dst *[]string) bool {
 }
 
 // stringField returns the string field of e that member key fills, or nil.
-func stringField(e *Event, key string) *string {
-	switch key {
+func stringField(e *Event, key []byte) *string {
+	switch string(key) {
 	case "ts":
 		return &e.RawTS
 	case "event":
@@ -339,8 +459,8 @@ func stringField(e *Event, key string) *string {
 
 // intField returns the int field of e that member key fills, or nil
 // (duration_ms, an int64, is member's own case).
-func intField(e *Event, key string) *int {
-	switch key {
+func intField(e *Event, key []byte) *int {
+	switch string(key) {
 	case "steps":
 		return &e.Steps
 	case "attempt":

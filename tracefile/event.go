@@ -135,16 +135,18 @@ const maxLine = 16 << 20
 // The error is an error reading r.
 func Read(r io.Reader) ([]Event, []Note, error) {
 	var events []Event
-	notes, err := scan(r, func(e *Event) { events = append(events, *e) })
+	notes, err := scan(r, &lineDecoder{}, func(e *Event) { events = append(events, *e) })
 	return events, notes, err
 }
 
-// scan reads a trace stream as Read does, handing each event read to fn
-// (which must copy what it keeps), and returns the notes.
-func scan(r io.Reader, fn func(*Event)) ([]Note, error) {
+// scan reads a trace stream as Read does, decoding each line with ld and
+// handing each event read to fn (which must copy what it keeps), and
+// returns the notes.
+func scan(r io.Reader, ld *lineDecoder, fn func(*Event)) ([]Note, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var notes []Note
 	skip := func(n int, text string) { notes = append(notes, Note{Line: n, Text: text, Skipped: true}) }
+	var e, e2 Event // one each for the whole stream: fn copies what it keeps
 	for n := 1; ; n++ {
 		line, complete, err := readLine(br)
 		if err != nil {
@@ -160,10 +162,10 @@ func scan(r io.Reader, fn func(*Event)) ([]Note, error) {
 			skip(n, fmt.Sprintf("longer than %d MiB; left out", maxLine>>20))
 			continue
 		}
-		e, note, ok := decode(line, n)
+		note, ok := ld.decode(line, n, &e)
 		if !ok && note != "no event" {
 			if i := bytes.LastIndex(line, tsStart); i > 0 {
-				if e2, note2, ok2 := decode(line[i:], n); ok2 {
+				if note2, ok2 := ld.decode(line[i:], n, &e2); ok2 {
 					skip(n, fmt.Sprintf("torn: its first %d bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read", i))
 					e, note, ok = e2, note2, true
 				}

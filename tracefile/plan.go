@@ -70,6 +70,8 @@ type StepRecord struct {
 	// Unsettled is set when its last dispatch has no plan_step: it was
 	// running when its planc died, and may have run partly (S27).
 	Unsettled bool
+
+	lastStart int // the attempt of its last plan_step_start
 }
 
 // ReadPlan reads plan n's record from the session directory dir: its
@@ -96,8 +98,7 @@ func ReadPlan(dir string, n int) (*PlanRecord, error) {
 func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 	p := &PlanRecord{N: n, File: PlanFile(n), byID: map[string]int{}}
 	open := map[string]int{} // plan id → number of the plan open under it
-	last := map[string]int{} // step id → attempt of its last dispatch
-	notes, err := scan(r, func(e *Event) {
+	notes, err := scan(r, &lineDecoder{lean: true}, func(e *Event) {
 		switch e.Event {
 		case EventPlanStart:
 			num, ok := PlanNumber(e.PlanFile)
@@ -110,6 +111,7 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 			}
 			if p.Runs == 0 {
 				p.ID, p.SHA256 = e.PlanID, e.SHA256
+				p.Steps = make([]StepRecord, 0, min(max(e.Steps, 0), 1<<20))
 			} else if e.SHA256 != p.SHA256 && e.SHA256 != "" {
 				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, or(p.SHA256, "none"))
 			}
@@ -128,12 +130,11 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 			s := p.step(e.StepID)
 			s.Attempt = max(s.Attempt, e.Attempt)
 			if e.Event == EventPlanStepStart {
-				s.Dispatched, s.Unsettled = true, true
-				last[e.StepID] = e.Attempt
+				s.Dispatched, s.Unsettled, s.lastStart = true, true, e.Attempt
 				return
 			}
 			s.Status, s.Error, s.SettledAttempt, s.Reused = e.Status, e.Error, e.Attempt, e.Reused
-			if e.Attempt == last[e.StepID] {
+			if e.Attempt == s.lastStart {
 				s.Unsettled = false
 			}
 		}

@@ -37,7 +37,7 @@ type keeper struct {
 	calls []vm.Call
 }
 
-func newKeeper(t *testing.T, dir string, n int) *keeper {
+func newKeeper(t testing.TB, dir string, n int) *keeper {
 	f, err := os.OpenFile(filepath.Join(dir, tracefile.TraceFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func (k *keeper) Trace(e vm.Event) {
 
 // keepReport writes the report where S24 keeps it, moving an earlier one
 // aside as S28 says.
-func keepReport(t *testing.T, dir string, n, redrive int, rep vm.Report) {
+func keepReport(t testing.TB, dir string, n, redrive int, rep vm.Report) {
 	t.Helper()
 	path := filepath.Join(dir, filepath.FromSlash(tracefile.ReportPath(n)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -1,7 +1,6 @@
 package tracefile
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,16 +46,17 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 	}
 	var notes []Note
 	prior := make([]vm.Prior, len(prog.Steps))
-	declared := make(map[string]bool, len(prog.Steps))
-	var report map[string]string // step id → output of a success in the kept report
+	matched := 0
+	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
 	for i := range prog.Steps {
 		id := prog.Steps[i].ID
-		declared[id] = true
-		s := p.Step(id)
-		if s == nil {
+		si, ok := p.byID[id]
+		if !ok {
 			continue
 		}
+		matched++
+		s := &p.Steps[si]
 		pr := &prior[i]
 		pr.Attempt = s.Attempt
 		if s.Unsettled || s.Status == "" {
@@ -73,8 +73,8 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if !reportRead {
 			report, reportRead = p.reportOutputs(&notes), true
 		}
-		if out, ok := report[id]; ok {
-			pr.Output = out
+		if report != nil && report[si] != nil {
+			pr.Output = *report[si]
 			continue
 		}
 		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, s.SettledAttempt)))}
@@ -86,28 +86,25 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		}
 		pr.Output = cut(k, string(whole))
 	}
-	for _, s := range p.Steps {
-		if !declared[s.ID] {
-			notes = append(notes, Note{Text: fmt.Sprintf("the trace names step %s, which plan %d does not declare; left out", quote(s.ID), p.N)})
+	if matched < len(p.Steps) {
+		declared := make(map[string]bool, len(prog.Steps))
+		for i := range prog.Steps {
+			declared[prog.Steps[i].ID] = true
+		}
+		for _, s := range p.Steps {
+			if !declared[s.ID] {
+				notes = append(notes, Note{Text: fmt.Sprintf("the trace names step %s, which plan %d does not declare; left out", quote(s.ID), p.N)})
+			}
 		}
 	}
 	return prior, notes
 }
 
-// keptReport is the part of a kept report a redrive reads.
-type keptReport struct {
-	PlanID string `json:"plan_id"`
-	Steps  []struct {
-		StepID string  `json:"step_id"`
-		Status string  `json:"status"`
-		Output *string `json:"output"`
-	} `json:"steps"`
-}
-
-// reportOutputs reads the newest kept report of the plan and returns the
-// outputs of the steps it lists as succeeded ("" for none); nil when
-// there is no usable report (a note says why, unless it is just absent).
-func (p *PlanRecord) reportOutputs(notes *[]Note) map[string]string {
+// reportOutputs reads the newest kept report of the plan and returns, by
+// index in p.Steps, the outputs of the steps it lists as succeeded (""
+// for none); nil when there is no usable report (a note says why, unless
+// it is just absent).
+func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	if p.Dir == "" {
 		return nil
 	}
@@ -118,7 +115,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) map[string]string {
 	}
 	var rep keptReport
 	if err == nil {
-		err = json.Unmarshal(b, &rep)
+		err = decodeReport(b, &rep)
 	}
 	if err == nil && rep.PlanID != p.ID {
 		err = fmt.Errorf("it is the report of plan %s, not %s", quote(rep.PlanID), quote(p.ID))
@@ -127,16 +124,18 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) map[string]string {
 		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", ReportPath(p.N), err)})
 		return nil
 	}
-	out := make(map[string]string, len(rep.Steps))
-	for _, s := range rep.Steps {
-		if s.Status != "success" {
+	out := make([]*string, len(p.Steps))
+	empty := ""
+	for i := range rep.Steps {
+		s := &rep.Steps[i]
+		si, ok := p.byID[s.StepID]
+		if !ok || s.Status != "success" {
 			continue
 		}
-		text := ""
+		out[si] = &empty
 		if s.Output != nil {
-			text = *s.Output
+			out[si] = s.Output
 		}
-		out[s.StepID] = text
 	}
 	return out
 }
