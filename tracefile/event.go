@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The events of runtime.md's trace table.
+// The events of the trace (docs/trace.md).
 const (
 	EventSessionStart        = "session_start"
 	EventSessionEnd          = "session_end"
@@ -26,7 +26,7 @@ const (
 	EventCallDenied          = "call_denied"
 )
 
-// KnownEvent reports whether name is an event of runtime.md's trace table.
+// KnownEvent reports whether name is an event of the trace (docs/trace.md).
 func KnownEvent(name string) bool {
 	switch name {
 	case EventSessionStart, EventSessionEnd, EventSpawnerEnded, EventPlanStart, EventPlanStepStart, EventPlanStep, EventPlanEnd,
@@ -37,7 +37,7 @@ func KnownEvent(name string) bool {
 }
 
 // Event is one line of a trace. Every line has ts, event and session; the
-// other fields are those of its event (runtime.md, "Trace"), zero when the
+// other fields are those of its event (docs/trace.md), zero when the
 // line does not have them or has null.
 type Event struct {
 	// Line is the line's number in the file, from 1.

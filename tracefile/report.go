@@ -60,88 +60,33 @@ func fastReport(b []byte, rep *keptReport) bool {
 
 // steps decodes a report's list of steps.
 func (d *fastDecoder) steps(dst *[]reportStep) bool {
-	if !d.byte('[') {
-		return false
-	}
 	list := make([]reportStep, 0, bytes.Count(d.b[d.i:], []byte(`"step_id"`)))
-	d.space()
-	if !d.byte(']') {
-		for {
-			d.space()
-			var s reportStep
-			ok := d.object(func(key []byte) bool {
-				switch string(key) {
-				case "step_id":
-					return d.nullOr(func() bool { v, ok := d.str(); s.StepID = v; return ok })
-				case "status":
-					return d.nullOr(func() bool { v, ok := d.str(); s.Status = v; return ok })
-				case "output":
-					if d.literal("null") {
-						s.Output = nil
-						return true
-					}
-					v, ok := d.str()
-					s.Output = &v
-					return ok
-				case "error":
-					return d.nullOr(func() bool { _, ok := d.str(); return ok })
+	if !d.array(func() bool {
+		var s reportStep
+		ok := d.object(func(key []byte) bool {
+			switch string(key) {
+			case "step_id":
+				return d.nullOr(func() bool { v, ok := d.str(); s.StepID = v; return ok })
+			case "status":
+				return d.nullOr(func() bool { v, ok := d.str(); s.Status = v; return ok })
+			case "output":
+				if d.literal("null") {
+					s.Output = nil
+					return true
 				}
-				return false
-			})
-			if !ok {
-				return false
+				v, ok := d.str()
+				s.Output = &v
+				return ok
+			case "error":
+				return d.nullOr(func() bool { _, ok := d.str(); return ok })
 			}
-			list = append(list, s)
-			d.space()
-			if d.byte(']') {
-				break
-			}
-			if !d.byte(',') {
-				return false
-			}
-		}
+			return false
+		})
+		list = append(list, s)
+		return ok
+	}) {
+		return false
 	}
 	*dst = list
 	return true
-}
-
-// object consumes a JSON object, handing each member's name to member,
-// which consumes its value.
-func (d *fastDecoder) object(member func(key []byte) bool) bool {
-	d.space()
-	if !d.byte('{') {
-		return false
-	}
-	d.space()
-	if d.byte('}') {
-		return true
-	}
-	for {
-		d.space()
-		key, ok := d.strBytes()
-		if !ok {
-			return false
-		}
-		d.space()
-		if !d.byte(':') {
-			return false
-		}
-		d.space()
-		if !member(key) {
-			return false
-		}
-		d.space()
-		if d.byte('}') {
-			return true
-		}
-		if !d.byte(',') {
-			return false
-		}
-	}
-}
-
-// nullOr consumes null, which leaves a value as it is (as encoding/json
-// does for a string), or what value consumes.
-func (d *fastDecoder) nullOr(value func() bool) bool {
-	return d.literal("null") || value()
 }

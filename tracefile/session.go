@@ -135,7 +135,7 @@ type Delegation struct {
 	Note    string
 }
 
-// SessionInfo is session.json: who the session is (runtime.md). The run
+// SessionInfo is session.json: who the session is (docs/embedding.md). The run
 // that makes a session writes it once (host.CreateSession); a run that
 // reuses the session, and Open, read it.
 type SessionInfo struct {
@@ -154,7 +154,7 @@ type SessionInfo struct {
 }
 
 // Completion is a delegation directory's completion.json, written by the
-// launcher when it ended the delegation (runtime.md).
+// launcher when it ended the delegation (docs/capsules.md).
 type Completion struct {
 	Status     string `json:"status"`
 	ReportedBy string `json:"reported_by"`

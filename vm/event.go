@@ -10,7 +10,7 @@ import (
 // EventKind names a trace event.
 type EventKind uint8
 
-// The trace events a run writes (runtime.md's trace table).
+// The trace events a run writes (docs/trace.md).
 const (
 	// PlanStart opens the run: plan_id, plan_file, steps, and sha256 and
 	// redrive when set.
@@ -61,7 +61,7 @@ func (o Outcome) String() string {
 }
 
 // Event is one trace event. Only the fields of its Kind are meaningful;
-// AppendFields writes exactly those, under runtime.md's names. Text fields
+// AppendFields writes exactly those, under docs/trace.md's names. Text fields
 // that are "" are written as null where the trace allows null (plan_file,
 // error, failed_step).
 type Event struct {
