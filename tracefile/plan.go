@@ -111,7 +111,8 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 			}
 			if p.Runs == 0 {
 				p.ID, p.SHA256 = e.PlanID, e.SHA256
-				p.Steps = make([]StepRecord, 0, min(max(e.Steps, 0), 1<<20))
+				hint := min(max(e.Steps, 0), 1<<20)
+				p.Steps, p.byID = make([]StepRecord, 0, hint), make(map[string]int, hint)
 			} else if e.SHA256 != p.SHA256 && e.SHA256 != "" {
 				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, or(p.SHA256, "none"))
 			}
