@@ -82,8 +82,9 @@ type Pass struct {
 	// refCands lists the references reference-not-dependency must answer
 	// from the whole graph (their target is not a direct dependency).
 	refCands []refCand
-	// ids is stepIDs' result, made on first use.
-	ids []string
+	// suggest is did-you-mean over the plan's step ids (stepSuggester),
+	// made on first use; its budget caps that work for the whole plan.
+	suggest *ast.Suggester
 	// tools is the sorted tool inventory and spawnBare the bare names of
 	// capabilities.spawn.allow, made by their rules' plan parts.
 	tools, spawnBare []string

@@ -80,7 +80,7 @@ func didYouMean(s string) string {
 // unknownStep reports id, named by step s at sp, as a step the plan does
 // not declare: msg, then the closest declared id or how to fix it.
 func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Span, msg string) {
-	sug := ast.Suggest(id, p.stepIDs())
+	sug := p.stepSuggester().Suggest(id)
 	fix := didYouMean(sug)
 	if sug == "" {
 		fix = "; name a step declared in this plan"
@@ -88,11 +88,13 @@ func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Span, msg str
 	p.report(r, s, sp, sug, "%s%s", msg, fix)
 }
 
-// stepIDs returns the ids of the plan's steps, in plan order, without
-// duplicates, for did-you-mean.
-func (p *Pass) stepIDs() []string {
-	if p.ids != nil {
-		return p.ids
+// stepSuggester returns did-you-mean over the ids of the plan's steps, in
+// plan order, without duplicates. It is one for the whole plan, so its
+// budget bounds the work for every unknown step name the plan holds: the
+// first ones get the nearest id, the rest, past the budget, none.
+func (p *Pass) stepSuggester() *ast.Suggester {
+	if p.suggest != nil {
+		return p.suggest
 	}
 	ids := []string{}
 	for i, s := range p.Plan.Steps {
@@ -100,8 +102,8 @@ func (p *Pass) stepIDs() []string {
 			ids = append(ids, s.ID)
 		}
 	}
-	p.ids = ids
-	return ids
+	p.suggest = ast.NewSuggester(ids)
+	return p.suggest
 }
 
 // stepName is how messages name a step: its id, or its index when it has

@@ -46,7 +46,7 @@ func readTraceDoc(t *testing.T) *docTrace {
 	}
 	d := &docTrace{fields: map[string][]string{}, types: map[string]map[string]string{}}
 	row := regexp.MustCompile("^\\| \\[`([a-z_]+)`\\]\\(#[a-z_]+\\) \\| [^|]+ \\| (.*) \\|$")
-	fieldRow := regexp.MustCompile("^\\| (`[a-z_]+`(?:, `[a-z_]+`)*) \\| ([a-z ]+) \\| ")
+	fieldRow := regexp.MustCompile("^\\| (`[a-z0-9_]+`(?:, `[a-z0-9_]+`)*) \\| ([a-z ]+) \\| ")
 	section := ""
 	for _, line := range strings.Split(string(raw), "\n") {
 		switch {
@@ -101,9 +101,25 @@ func keysOf(t *testing.T, line string) ([]string, map[string]any) {
 	return keys, vals
 }
 
+// wantKeys returns the members a line of event ev with values vals must
+// have, in order: ts, event, session, then the event's fields, less those
+// documented "or absent" that the line leaves out.
+func wantKeys(d *docTrace, ev string, vals map[string]any) []string {
+	keys := []string{"ts", "event", "session"}
+	for _, f := range d.fields[ev] {
+		if _, ok := vals[f]; ok || !strings.HasSuffix(d.types[ev][f], " or absent") {
+			keys = append(keys, f)
+		}
+	}
+	return keys
+}
+
 // typeOK reports whether v is of the documented type.
 func typeOK(v any, typ string) bool {
+	typ = strings.TrimSuffix(typ, " or absent")
 	switch typ {
+	case "true":
+		return v == true
 	case "string":
 		_, ok := v.(string)
 		return ok
@@ -146,12 +162,12 @@ func TestTraceDoc(t *testing.T) {
 		keys, vals := keysOf(t, line)
 		ev, _ := vals["event"].(string)
 		seen[ev] = true
-		wantKeys := append([]string{"ts", "event", "session"}, d.fields[ev]...)
-		if !slices.Equal(keys, wantKeys) {
-			t.Errorf("example %s: members %v, want %v", ev, keys, wantKeys)
+		want := wantKeys(d, ev, vals)
+		if !slices.Equal(keys, want) {
+			t.Errorf("example %s: members %v, want %v", ev, keys, want)
 			continue
 		}
-		for _, f := range d.fields[ev] {
+		for _, f := range want[3:] {
 			if typ := d.types[ev][f]; !typeOK(vals[f], typ) {
 				t.Errorf("example %s: %s is %v, documented as %q", ev, f, vals[f], typ)
 			}
@@ -184,6 +200,8 @@ func TestTraceDocWriters(t *testing.T) {
 	}
 	tr.SessionStart("local/planc", "0.1.0", "", "")
 	tr.Event(vm.Event{Kind: vm.PlanStart, PlanID: "p", PlanFile: "plans/plan-1.json", Steps: 1})
+	tr.Event(vm.Event{Kind: vm.PlanStart, PlanID: "p", PlanFile: "plans/plan-1.json", Steps: 1, SHA256: "ab", Redrive: 1})
+	tr.Event(vm.Event{Kind: vm.PlanStep, PlanID: "p", StepID: "r", Status: vm.StatusSuccess, Attempt: 2, Reused: true, OutputBytes: 3})
 	tr.Event(vm.Event{Kind: vm.PlanStepStart, PlanID: "p", StepID: "a", StepKind: ir.KindTool, Attempt: 1})
 	tr.ProtectedPathDenied("p", "a", "/src")
 	tr.CallDenied("p", "a", 0, "on-shell")
@@ -193,6 +211,7 @@ func TestTraceDocWriters(t *testing.T) {
 	tr.TaskCanceled("plan-1", []string{"plan-1-w-1"})
 	tr.TaskEnd("plan-1", session.TaskEndCanceled)
 	tr.Event(vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Failed, FailedStep: "a", Failed: 1})
+	tr.Event(vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Completed, Succeeded: 1, Redrive: 1})
 	tr.ParentEnded()
 	tr.SessionEnd(session.EndFailed)
 	if err := tr.Close(); err != nil {
@@ -207,7 +226,7 @@ func TestTraceDocWriters(t *testing.T) {
 		keys, vals := keysOf(t, line)
 		ev := vals["event"].(string)
 		written[ev] = true
-		want := append([]string{"ts", "event", "session"}, d.fields[ev]...)
+		want := wantKeys(d, ev, vals)
 		if diff := cmp.Diff(want, keys); diff != "" {
 			t.Errorf("%s as written (-docs/trace.md +session.Trace):\n%s", ev, diff)
 		}

@@ -3,14 +3,13 @@ package tracefile
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 )
 
-// The events of runtime.md's trace table.
+// The events of the trace (docs/trace.md).
 const (
 	EventSessionStart        = "session_start"
 	EventSessionEnd          = "session_end"
@@ -27,7 +26,7 @@ const (
 	EventCallDenied          = "call_denied"
 )
 
-// KnownEvent reports whether name is an event of runtime.md's trace table.
+// KnownEvent reports whether name is an event of the trace (docs/trace.md).
 func KnownEvent(name string) bool {
 	switch name {
 	case EventSessionStart, EventSessionEnd, EventSpawnerEnded, EventPlanStart, EventPlanStepStart, EventPlanStep, EventPlanEnd,
@@ -38,7 +37,7 @@ func KnownEvent(name string) bool {
 }
 
 // Event is one line of a trace. Every line has ts, event and session; the
-// other fields are those of its event (runtime.md, "Trace"), zero when the
+// other fields are those of its event (docs/trace.md), zero when the
 // line does not have them or has null.
 type Event struct {
 	// Line is the line's number in the file, from 1.
@@ -57,10 +56,16 @@ type Event struct {
 	// session_end.
 	ExitStatus string `json:"exit_status"`
 
-	// plan_start.
+	// plan_start; plan_end (Redrive).
 	PlanID   string `json:"plan_id"`
 	PlanFile string `json:"plan_file"`
 	Steps    int    `json:"steps"`
+	// SHA256 is the plan file's SHA-256 in hex (S24), "" in traces written
+	// before it was recorded.
+	SHA256 string `json:"sha256"`
+	// Redrive is K on the plan_start and plan_end of the K-th redrive of a
+	// plan, 0 on a first run (S28).
+	Redrive int `json:"redrive"`
 	// plan_step_start and plan_step.
 	StepID     string `json:"step_id"`
 	Kind       string `json:"kind"`
@@ -68,6 +73,10 @@ type Event struct {
 	Status     string `json:"status"`
 	DurationMS int64  `json:"duration_ms"`
 	Error      string `json:"error"`
+	// Reused marks the plan_step of a step a redrive reused, and
+	// OutputBytes is then its recorded output's length (S28).
+	Reused      bool `json:"reused"`
+	OutputBytes int  `json:"output_bytes"`
 	// plan_end; delegation and task_end (Outcome).
 	Outcome    string `json:"outcome"`
 	FailedStep string `json:"failed_step"`
@@ -94,6 +103,11 @@ type Note struct {
 	// Line is the trace line the note is about, 0 for none.
 	Line int
 	Text string
+	// Skipped is set when the line, or its first bytes, were left out: a
+	// torn line (a write cut short when its writer died), a line that is
+	// not JSON, one too long to hold. `planc trace` writes these notes on
+	// standard error.
+	Skipped bool
 }
 
 // String returns "line N: TEXT", or TEXT when the note has no line, safe
@@ -114,51 +128,83 @@ const maxLine = 16 << 20
 // holds: a line that is not a JSON object, has no event, is longer than
 // 16 MiB or is the unfinished last line of a trace still being written is
 // left out with a note; a line with an unknown event is kept, with a note;
-// a field of the wrong type is left zero, with a note. The error is an
-// error reading r.
+// a field of the wrong type is left zero, with a note. A torn line — the
+// start of a line whose writer died mid-write, with the next writer's
+// whole line glued after it — gives one note, and the whole line after
+// the torn bytes is read. Lines of any length are read in bounded memory.
+// The error is an error reading r.
 func Read(r io.Reader) ([]Event, []Note, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
 	var events []Event
+	notes, err := scan(r, &lineDecoder{}, func(e *Event) { events = append(events, *e) })
+	return events, notes, err
+}
+
+// scan reads a trace stream as Read does, decoding each line with ld and
+// handing each event read to fn (which must copy what it keeps), and
+// returns the notes.
+func scan(r io.Reader, ld *lineDecoder, fn func(*Event)) ([]Note, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
 	var notes []Note
+	skip := func(n int, text string) { notes = append(notes, Note{Line: n, Text: text, Skipped: true}) }
+	var e, e2 Event // one each for the whole stream: fn copies what it keeps
 	for n := 1; ; n++ {
 		line, complete, err := readLine(br)
 		if err != nil {
-			return events, notes, err
+			return notes, err
 		}
 		if line == nil {
-			return events, notes, nil
+			return notes, nil
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if len(line) > maxLine {
-			notes = append(notes, Note{n, fmt.Sprintf("longer than %d MiB; left out", maxLine>>20)})
+			skip(n, fmt.Sprintf("longer than %d MiB; left out", maxLine>>20))
 			continue
 		}
-		e, note, ok := decode(line, n)
+		note, ok := ld.decode(line, n, &e)
+		if !ok && note != "no event" {
+			if i := bytes.LastIndex(line, tsStart); i > 0 {
+				if note2, ok2 := ld.decode(line[i:], n, &e2); ok2 {
+					skip(n, fmt.Sprintf("torn: its first %d bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read", i))
+					e, note, ok = e2, note2, true
+				}
+			}
+		}
 		switch {
 		case !ok && !complete:
-			notes = append(notes, Note{n, "the last line is cut short (the trace was still being written, or its writer died); left out"})
+			skip(n, "the last line is cut short (the trace was still being written, or its writer died); left out")
+			continue
+		case !ok && note == "not a JSON object" && bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")):
+			skip(n, fmt.Sprintf("torn: %d bytes that do not end as JSON (a write cut short, e.g. by a crash); skipped", len(line)))
 			continue
 		case !ok:
-			notes = append(notes, Note{n, note + "; left out"})
+			skip(n, note+"; left out")
 			continue
 		case note != "":
-			notes = append(notes, Note{n, note})
+			notes = append(notes, Note{Line: n, Text: note})
 		}
 		if !KnownEvent(e.Event) {
-			notes = append(notes, Note{n, fmt.Sprintf("unknown event %s; not shown", quote(e.Event))})
+			notes = append(notes, Note{Line: n, Text: fmt.Sprintf("unknown event %s; not shown", quote(e.Event))})
 		}
-		events = append(events, e)
+		fn(&e)
 	}
 }
 
+// tsStart is how every line planc writes begins: a line glued after torn
+// bytes is found by it (a JSON string cannot hold it unescaped).
+var tsStart = []byte(`{"ts":`)
+
 // readLine returns the next line without its "\n" and whether it had one;
 // nil at the end of the stream. A line over maxLine is consumed but only
-// its first maxLine+1 bytes are kept.
+// its first maxLine+1 bytes are kept. The line is valid until the next
+// call.
 func readLine(br *bufio.Reader) (line []byte, complete bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if err == nil && line == nil {
+			return chunk[:len(chunk)-1], true, nil // the whole line in the buffer
+		}
 		if len(line) <= maxLine {
 			line = append(line, chunk...)
 		}
@@ -176,31 +222,4 @@ func readLine(br *bufio.Reader) (line []byte, complete bool, err error) {
 			return nil, false, err
 		}
 	}
-}
-
-// decode parses one line. ok is false when the line cannot be used at all
-// (note says why); a usable line may still carry a note.
-func decode(line []byte, n int) (e Event, note string, ok bool) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return e, "not a JSON object", false
-	}
-	err := json.Unmarshal(line, &e)
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te):
-		note = fmt.Sprintf("field %s has the wrong type (%s); read as empty", quote(te.Field), te.Value)
-	case err != nil:
-		return e, "not a JSON object", false
-	}
-	e.Line = n
-	if e.Event == "" {
-		return e, "no event", false
-	}
-	if e.RawTS != "" {
-		if ts, err := time.Parse(time.RFC3339Nano, e.RawTS); err == nil {
-			e.TS = ts
-		}
-	}
-	return e, note, true
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// line writes one trace line as runtime.md's table has it: ts, event and
+// line writes one trace line as docs/trace.md's table has it: ts, event and
 // session first, then the event's own fields in the order given
 // (name, value, name, value, …), compact, ending in "\n".
 func line(ts, event, session string, fields ...any) string {

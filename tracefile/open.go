@@ -14,8 +14,8 @@ import (
 	"strings"
 )
 
-// The names of a session directory's files (runtime.md, "Session and
-// runtime directory"), for the host that writes them and for Open.
+// The names of a session directory's files (docs/trace.md, "What a run
+// keeps beside the trace"), for the host that writes them and for Open.
 const (
 	TraceFile       = "trace.jsonl"
 	SessionFile     = "session.json"

@@ -2,6 +2,7 @@ package tracefile_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -74,6 +75,12 @@ func TestReadDamaged(t *testing.T) {
 		{"unknown event", line(ts(0), "telemetry", sid, "x", 1), []string{"telemetry"}, []string{`line 1: unknown event "telemetry"; not shown`}},
 		{"wrong type", line(ts(0), "plan_step", sid, "plan_id", "p", "attempt", "two"), []string{"plan_step"},
 			[]string{`line 1: field "attempt" has the wrong type (string); read as empty`}},
+		{"torn in the middle", good + `{"ts":"2025-01-02T15:04:06Z","event":"plan_st` + "\n" + good, []string{"session_start", "session_start"},
+			[]string{"line 2: torn: 45 bytes that do not end as JSON (a write cut short, e.g. by a crash); skipped"}},
+		{"torn with a line glued on", good + `{"ts":"2025-01-02T15:04:06Z","event":"plan_st` + good, []string{"session_start", "session_start"},
+			[]string{"line 2: torn: its first 45 bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read"}},
+		{"torn inside a string", good + `{"ts":"x","event":"plan_step","step_id":"aaa` + good, []string{"session_start", "session_start"},
+			[]string{"line 2: torn: its first 44 bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read"}},
 		{"control characters", line(ts(0), "bad\x1b[2Jevent", sid), []string{"bad\x1b[2Jevent"},
 			[]string{`line 1: unknown event "bad\x1b[2Jevent"; not shown`}},
 	}
@@ -94,6 +101,41 @@ func TestReadDamaged(t *testing.T) {
 				t.Errorf("notes (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestReadTornBigLine is issue 13's case: a writer killed while writing a
+// line over 64 KiB (a 1 MiB step id) left its first bytes, and the next
+// run's session_start was glued on: the torn bytes are skipped with one
+// note (marked Skipped), the glued line and every other line are read,
+// whatever the sizes.
+func TestReadTornBigLine(t *testing.T) {
+	start := line(ts(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
+	big := line(ts(1), "plan_step_start", sid, "plan_id", "p", "step_id", strings.Repeat("x", 1<<20), "kind", "shell", "attempt", 1)
+	for _, cut := range []int{1, 70 << 10, len(big) - 3, len(big) - 1} {
+		src := start + big[:cut] + start + big
+		events, ns, err := tracefile.Read(strings.NewReader(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range events {
+			names = append(names, e.Event)
+		}
+		if d := cmp.Diff([]string{"session_start", "session_start", "plan_step_start"}, names); d != "" {
+			t.Errorf("cut at %d: events (-want +got):\n%s", cut, d)
+		}
+		if len(ns) != 1 || !ns[0].Skipped || ns[0].Line != 2 || !strings.Contains(ns[0].Text, fmt.Sprintf("first %d bytes", cut)) {
+			t.Errorf("cut at %d: notes %v", cut, ns)
+		}
+		if len(events) == 3 && len(events[2].StepID) != 1<<20 {
+			t.Errorf("cut at %d: the whole big line lost its step id", cut)
+		}
+	}
+	// Torn as the last line: left out, one note.
+	events, ns, err := tracefile.Read(strings.NewReader(start + big[:70<<10]))
+	if err != nil || len(events) != 1 || len(ns) != 1 || !ns[0].Skipped {
+		t.Errorf("torn last line: %d events, notes %v, err %v", len(events), ns, err)
 	}
 }
 

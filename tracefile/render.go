@@ -3,6 +3,7 @@ package tracefile
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -49,6 +50,9 @@ func attemptRow(s *Session, p *Plan, a *Attempt) []string {
 	if status == "" {
 		status = "?"
 	}
+	if a.Reused {
+		status += " (reused)"
+	}
 	return []string{a.StepID, attempt, status, dur, a.Error}
 }
 
@@ -60,7 +64,9 @@ func sessionOver(s *Session) bool {
 
 // WriteShow writes `planc trace show`: the session, its plans and their
 // steps, its cancelled tasks, its delegations each followed by the child
-// session it left (recursively, indented), and the notes met on the way.
+// session it left (recursively, indented), and the notes met on the way,
+// but for the notes about skipped lines (Note.Skipped): the caller shows
+// those, SkippedLines gives them for the whole tree.
 func WriteShow(w io.Writer, s *Session) error {
 	var b strings.Builder
 	show(&b, s, "", "")
@@ -125,12 +131,45 @@ func show(b *strings.Builder, s *Session, indent, where string) {
 			showDelegation(b, d, in+"  ")
 		}
 	}
-	if len(s.Notes) > 0 {
+	var notes []Note
+	for _, n := range s.Notes {
+		if !n.Skipped {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) > 0 {
 		fmt.Fprintf(b, "\n%snotes\n", in)
-		for _, n := range s.Notes {
+		for _, n := range notes {
 			fmt.Fprintf(b, "%s  %s\n", in, n)
 		}
 	}
+}
+
+// SkippedLines returns the notes about trace lines left out, wholly or in
+// part (Note.Skipped: torn, not JSON, too long), of s and of every child
+// session below it, each as "TRACE: line N: TEXT" naming its trace file:
+// what `planc trace` writes on standard error, one line each.
+func SkippedLines(s *Session) []string {
+	var out []string
+	var walk func(s *Session, depth int)
+	walk = func(s *Session, depth int) {
+		file := s.Path
+		if s.Path == s.Dir {
+			file = filepath.Join(s.Dir, TraceFile)
+		}
+		for _, n := range s.Notes {
+			if n.Skipped {
+				out = append(out, clean(file)+": "+n.String())
+			}
+		}
+		for _, d := range s.Delegations {
+			if d.Child != nil && depth < MaxDepth {
+				walk(d.Child, depth+1)
+			}
+		}
+	}
+	walk(s, 0)
+	return out
 }
 
 // exitText describes how the session ended.

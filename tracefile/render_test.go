@@ -50,11 +50,12 @@ func TestWriteShowMinimal(t *testing.T) {
   plans: none
 
   Delegations: none
-
-  notes
-    line 1: not a JSON object; left out
 `
 	if d := cmp.Diff(want, b.String()); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+	// The skipped line's note is the caller's to show (on standard error).
+	if len(s.Notes) != 1 || !s.Notes[0].Skipped {
+		t.Errorf("notes %+v, want the torn line's", s.Notes)
 	}
 }

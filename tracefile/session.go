@@ -71,8 +71,12 @@ type Plan struct {
 	ID        string
 	File      string // plan_start's plan_file, e.g. plans/plan-1.json
 	StepCount int    // plan_start's steps: how many the plan declares
-	Started   bool   // the trace has its plan_start
-	Ended     bool   // the trace has its plan_end
+	SHA256    string // plan_start's sha256, "" when absent
+	// Redrive is K for the K-th redrive of the plan file (S28), 0 for a
+	// first run.
+	Redrive int
+	Started bool // the trace has its plan_start
+	Ended   bool // the trace has its plan_end
 	// Outcome, FailedStep and the counts are plan_end's.
 	Outcome                    string
 	FailedStep                 string
@@ -83,8 +87,9 @@ type Plan struct {
 	Attempts []*Attempt
 	// Denials are the plan's protected_path_denied and call_denied lines.
 	Denials []Event
-	// Label tells plans with the same id apart: the id, and the plan
-	// file's name when the trace holds the id more than once.
+	// Label tells plans with the same id apart: the id, with the plan
+	// file's name when the trace holds the id more than once and the
+	// redrive number on a redrive.
 	Label string
 
 	running map[attemptKey]*Attempt // dispatched, not yet settled
@@ -102,9 +107,10 @@ type attemptKey struct {
 type Attempt struct {
 	StepID     string
 	Kind       string // plan_step_start's kind; "" when not dispatched
-	Attempt    int    // from 1; 0 when the step was not dispatched
+	Attempt    int    // from 1; 0 when the step was not dispatched; a reused step's recorded one
 	Dispatched bool   // the trace has its plan_step_start
 	Settled    bool   // the trace has its plan_step
+	Reused     bool   // a redrive reused the step's recorded success (S26)
 	Status     string // plan_step's status
 	Duration   time.Duration
 	Error      string
@@ -129,7 +135,7 @@ type Delegation struct {
 	Note    string
 }
 
-// SessionInfo is session.json: who the session is (runtime.md). The run
+// SessionInfo is session.json: who the session is (docs/running.md). The run
 // that makes a session writes it once (host/session.Create); a run that
 // reuses the session, and Open, read it.
 type SessionInfo struct {
@@ -148,7 +154,7 @@ type SessionInfo struct {
 }
 
 // Completion is a delegation directory's completion.json, written by the
-// launcher when it ended the delegation (runtime.md).
+// launcher when it ended the delegation (docs/capsules.md).
 type Completion struct {
 	Status     string `json:"status"`
 	ReportedBy string `json:"reported_by"`
@@ -176,12 +182,19 @@ func FromEvents(events []Event) *Session {
 	}
 	for _, p := range s.Plans {
 		p.Label = p.ID
+		var tags []string
 		if s.planEntries[p.ID] > 1 {
 			name := strings.TrimSuffix(filepath.Base(filepath.FromSlash(p.File)), ".json")
 			if p.File == "" {
 				name = "?"
 			}
-			p.Label = fmt.Sprintf("%s (%s)", p.ID, name)
+			tags = append(tags, name)
+		}
+		if p.Redrive > 0 {
+			tags = append(tags, fmt.Sprintf("redrive %d", p.Redrive))
+		}
+		if len(tags) > 0 {
+			p.Label = fmt.Sprintf("%s (%s)", p.ID, strings.Join(tags, ", "))
 		}
 	}
 	return s
@@ -215,7 +228,7 @@ func (s *Session) add(e *Event) {
 		if old := s.openPlans[e.PlanID]; old != nil {
 			s.note(e, "plan %s starts again before its plan_end", quote(e.PlanID))
 		}
-		p := &Plan{ID: e.PlanID, File: e.PlanFile, StepCount: e.Steps, Started: true}
+		p := &Plan{ID: e.PlanID, File: e.PlanFile, StepCount: e.Steps, SHA256: e.SHA256, Redrive: e.Redrive, Started: true}
 		s.Plans = append(s.Plans, p)
 		s.openPlans[e.PlanID] = p
 		s.planEntries[e.PlanID]++
@@ -281,7 +294,7 @@ func (s *Session) plan(e *Event) *Plan {
 // and attempt, or a step settled without dispatch.
 func (s *Session) settle(p *Plan, e *Event) {
 	var a *Attempt
-	if e.Attempt > 0 {
+	if e.Attempt > 0 && !e.Reused {
 		k := attemptKey{e.StepID, e.Attempt}
 		a = p.running[k]
 		delete(p.running, k)
@@ -293,7 +306,7 @@ func (s *Session) settle(p *Plan, e *Event) {
 		a = &Attempt{StepID: e.StepID, Attempt: e.Attempt}
 		p.Attempts = append(p.Attempts, a)
 	}
-	a.Settled, a.Status, a.Error = true, e.Status, e.Error
+	a.Settled, a.Status, a.Error, a.Reused = true, e.Status, e.Error, e.Reused
 	a.Duration = time.Duration(e.DurationMS) * time.Millisecond
 }
 

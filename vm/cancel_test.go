@@ -186,10 +186,12 @@ func TestCapsuleCompletedBeforeCancel(t *testing.T) {
 	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 2 succeeded, 0 failed, 1 skipped")
 }
 
-// TestCancelAfterFailStop: decision (docs/vm.md): once a failure under
-// on_error fail has stopped the plan, a cancel does not make it a cancelled
-// plan: the outcome stays failed, with its failed_step, and steps not
-// dispatched stay absent. A capsule still running is ended all the same.
+// TestCancelAfterFailStop: S30 (V12): a cancel that lands after a
+// fail-stop, while a step still runs, makes the plan cancelled: canceled
+// true, failed_step null, plan_end canceled, the "was cancelled" summary.
+// No on_error policy applies once the task is cancelled, so the steps the
+// fail-stop left undispatched settle skipped as any cancel settles them,
+// and the running capsule is ended.
 func TestCancelAfterFailStop(t *testing.T) {
 	prog := compile(t,
 		`{"id": "w", "capsule": "worker", "input": "x"}`,
@@ -205,9 +207,24 @@ func TestCancelAfterFailStop(t *testing.T) {
 	if w.Ctx.Err() == nil {
 		t.Error("the running capsule's context was not cancelled")
 	}
-	diff(t, "report", []row{{"bad", "failed", "", "exit status 1"}, {"w", "failed", "", vm.CapsuleEnded}}, rows(rep))
-	if rep.Canceled || rep.Completed || rep.FailedStep == nil || *rep.FailedStep != "bad" || rep.Outcome != vm.Failed {
-		t.Errorf("canceled %v completed %v failed_step %v outcome %v", rep.Canceled, rep.Completed, rep.FailedStep, rep.Outcome)
+	diff(t, "report", []row{{"bad", "failed", "", "exit status 1"}, {"never", "skipped", "", vm.CanceledBeforeRun}, {"w", "failed", "", vm.CapsuleEnded}}, rows(rep))
+	diff(t, "trace", []string{"plan_start", "start w 1", "start bad 1", "step bad 1 failed", "step never 0 skipped", "step w 1 failed", "end canceled"}, trace(h.Events()))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 0 succeeded, 2 failed, 1 skipped")
+}
+
+// TestFailStopThenLateCancel: a cancel that lands only after Run has
+// returned (nothing was still running after the fail-stop) changes
+// nothing: the plan failed, with its failed_step.
+func TestFailStopThenLateCancel(t *testing.T) {
+	prog := compile(t, `{"id": "bad", "shell": "false"}`, `{"id": "never", "tool": "t", "depends_on": ["bad"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	h, run := start(t, ctx, prog, vm.Options{})
+	h.Complete(t, "bad", "", errExit1)
+	rep := run.Wait(t)
+	cancel()
+	diff(t, "report", []row{{"bad", "failed", "", "exit status 1"}}, rows(rep))
+	if rep.Canceled || rep.FailedStep == nil || *rep.FailedStep != "bad" || rep.Outcome != vm.Failed {
+		t.Errorf("canceled %v failed_step %v outcome %v", rep.Canceled, rep.FailedStep, rep.Outcome)
 	}
-	diff(t, "summary", "Plan 'p': 3 steps, 0 succeeded, 2 failed, 0 skipped", rep.Summary)
+	diff(t, "summary", "Plan 'p': 2 steps, 0 succeeded, 1 failed, 0 skipped", rep.Summary)
 }

@@ -12,6 +12,10 @@
 // host, the tests' fake host (package vmtest) another. docs/vm.md is the
 // contract for embedders.
 //
+// A redrive (S25–S28) is a Run with Options.Prior: the host supplies what
+// the earlier runs of the plan recorded, one Prior per step, and Run
+// decides what is reused (the recorded successes) and what runs again.
+//
 // One Run's state lives in the Run call; the Program is only read, so one
 // Program may be run many times and concurrently. Every goroutine Run starts
 // has ended when it returns.

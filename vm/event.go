@@ -10,18 +10,20 @@ import (
 // EventKind names a trace event.
 type EventKind uint8
 
-// The trace events a run writes (runtime.md's trace table).
+// The trace events a run writes (docs/trace.md).
 const (
-	// PlanStart opens the run: plan_id, plan_file, steps.
+	// PlanStart opens the run: plan_id, plan_file, steps, and sha256 and
+	// redrive when set.
 	PlanStart EventKind = iota + 1
 	// PlanStepStart is one dispatch: plan_id, step_id, kind, attempt.
 	PlanStepStart
 	// PlanStep is one attempt's end, or the settling of a step that was
-	// not dispatched (attempt 0): plan_id, step_id, status, attempt,
-	// duration_ms, error.
+	// not dispatched (attempt 0), or of a step a redrive reuses: plan_id,
+	// step_id, status, attempt, duration_ms, error, and reused and
+	// output_bytes for a reused step.
 	PlanStep
 	// PlanEnd closes the run: plan_id, outcome, failed_step, succeeded,
-	// failed, skipped.
+	// failed, skipped, and redrive on a redrive.
 	PlanEnd
 )
 
@@ -59,7 +61,7 @@ func (o Outcome) String() string {
 }
 
 // Event is one trace event. Only the fields of its Kind are meaningful;
-// AppendFields writes exactly those, under runtime.md's names. Text fields
+// AppendFields writes exactly those, under docs/trace.md's names. Text fields
 // that are "" are written as null where the trace allows null (plan_file,
 // error, failed_step).
 type Event struct {
@@ -69,6 +71,11 @@ type Event struct {
 	PlanFile string
 	// Steps is plan_start's step count.
 	Steps int
+	// SHA256 is plan_start's sha256 (Options.PlanSHA256), left out when "".
+	SHA256 string
+	// Redrive is plan_start's and plan_end's redrive (Options.Redrive),
+	// left out when 0 (S28).
+	Redrive int
 	// StepID names the step of plan_step_start and plan_step.
 	StepID string
 	// StepKind is plan_step_start's kind.
@@ -83,6 +90,11 @@ type Event struct {
 	Duration time.Duration
 	// Error is plan_step's error, "" for none.
 	Error string
+	// Reused marks the plan_step of a step a redrive reused instead of
+	// dispatching it (S28): its status, attempt and error are the recorded
+	// ones, and OutputBytes is the length of its recorded output.
+	Reused      bool
+	OutputBytes int
 	// Outcome, FailedStep ("" for none) and the counts are plan_end's.
 	Outcome                    Outcome
 	FailedStep                 string
@@ -104,6 +116,11 @@ func (e *Event) AppendFields(dst []byte) []byte {
 		dst = appendNullable(dst, e.PlanFile)
 		dst = append(dst, `,"steps":`...)
 		dst = strconv.AppendInt(dst, int64(e.Steps), 10)
+		if e.SHA256 != "" {
+			dst = append(dst, `,"sha256":`...)
+			dst = ir.AppendJSONString(dst, e.SHA256)
+		}
+		dst = appendRedrive(dst, e.Redrive)
 	case PlanStepStart:
 		dst = append(dst, `,"step_id":`...)
 		dst = ir.AppendJSONString(dst, e.StepID)
@@ -122,6 +139,10 @@ func (e *Event) AppendFields(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, e.Duration.Milliseconds(), 10)
 		dst = append(dst, `,"error":`...)
 		dst = appendNullable(dst, e.Error)
+		if e.Reused {
+			dst = append(dst, `,"reused":true,"output_bytes":`...)
+			dst = strconv.AppendInt(dst, int64(e.OutputBytes), 10)
+		}
 	case PlanEnd:
 		dst = append(dst, `,"outcome":"`...)
 		dst = append(dst, e.Outcome.String()...)
@@ -133,6 +154,7 @@ func (e *Event) AppendFields(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, int64(e.Failed), 10)
 		dst = append(dst, `,"skipped":`...)
 		dst = strconv.AppendInt(dst, int64(e.Skipped), 10)
+		dst = appendRedrive(dst, e.Redrive)
 	}
 	return dst
 }

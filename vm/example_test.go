@@ -152,3 +152,38 @@ func Example_refused() {
 	// hello.json:3:25: error: "ls" is not in capabilities.shell.allow [shell-not-allowed]
 	// refused: true
 }
+
+// Example_redrive redrives a plan whose first run failed at its last step
+// (S26): the host hands the VM what that run recorded, one vm.Prior per
+// step; the success is reused with its recorded output and no dispatch,
+// and the failed step runs again with its next attempt number.
+func Example_redrive() {
+	plan, _ := check.Load([]byte(`{"id": "hello", "steps": [
+    {"id": "who", "tool": "whoami"},
+    {"id": "hi", "tool": "greet", "depends_on": ["who"], "input": {"name": "$who.output"}}
+  ]}`), nil)
+	prog, err := ir.Lower(plan)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	prior := []vm.Prior{
+		{Status: vm.StatusSuccess, Output: "Grace", Attempt: 1},        // who: reused
+		{Status: vm.StatusFailed, Error: "greet: no name", Attempt: 2}, // hi: runs again as attempt 3
+	}
+	rep, err := vm.Run(context.Background(), prog, greeter{}, vm.Options{PlanFile: "plans/plan-1.json", Redrive: 1, Prior: prior})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Summary)
+	fmt.Println(*rep.Steps[1].Output)
+	// Output:
+	//   {"event":"plan_start","plan_id":"hello","plan_file":"plans/plan-1.json","steps":2,"redrive":1}
+	//   {"event":"plan_step","plan_id":"hello","step_id":"who","status":"success","attempt":1,"duration_ms":0,"error":null,"reused":true,"output_bytes":5}
+	//   {"event":"plan_step_start","plan_id":"hello","step_id":"hi","kind":"tool","attempt":3}
+	//   {"event":"plan_step","plan_id":"hello","step_id":"hi","status":"success","attempt":3,"duration_ms":0,"error":null}
+	//   {"event":"plan_end","plan_id":"hello","outcome":"completed","failed_step":null,"succeeded":2,"failed":0,"skipped":0,"redrive":1}
+	// Plan 'hello': 2 steps, 2 succeeded, 0 failed, 0 skipped
+	// Hello, Grace!
+}

@@ -45,7 +45,7 @@ type Host interface {
 	// a step failed with CapsuleEnded, whatever the host returns.
 	SpawnCapsule(ctx context.Context, c Call) (string, error)
 	// Trace receives one trace event. Events come in the order the seed
-	// and runtime.md require; the host adds ts and session when it writes
+	// and docs/trace.md require; the host adds ts and session when it writes
 	// them (Event.AppendFields).
 	Trace(e Event)
 }

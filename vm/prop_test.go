@@ -125,9 +125,24 @@ func randomSteps(rng *rand.Rand) []string {
 	return steps
 }
 
-// checkInvariants returns what is wrong with a run, or "".
+// checkInvariants returns what is wrong with a first run, or "".
 func checkInvariants(prog *ir.Program, h *vmtest.Host, rep vm.Report) string {
+	return checkRun(prog, h, rep, nil)
+}
+
+// checkRun returns what is wrong with a run, or "": a first run when prior
+// is nil, else a redrive from prior (S26, S28).
+func checkRun(prog *ir.Program, h *vmtest.Host, rep vm.Report, prior []vm.Prior) string {
 	evs := h.Events()
+	if prior == nil {
+		prior = make([]vm.Prior, len(prog.Steps))
+	}
+	reused := 0
+	for _, p := range prior {
+		if p.Reused() {
+			reused++
+		}
+	}
 	n := len(prog.Steps)
 	index := map[string]int{}
 	for i, s := range prog.Steps {
@@ -153,6 +168,7 @@ func checkInvariants(prog *ir.Program, h *vmtest.Host, rep vm.Report) string {
 		}
 	}
 	var order []string
+	lastReused := -1
 	inFlight := map[int]int{} // step → attempt
 	toolsInFlight := 0
 	for k, e := range evs[1 : len(evs)-1] {
@@ -169,8 +185,11 @@ func checkInvariants(prog *ir.Program, h *vmtest.Host, rep vm.Report) string {
 			if _, ok := inFlight[i]; ok {
 				return fmt.Sprintf("%s dispatched twice at once", s.ID)
 			}
-			if e.Attempt < 1 || e.Attempt > s.Retries+1 {
-				return fmt.Sprintf("%s attempt %d with retries %d (S19)", s.ID, e.Attempt, s.Retries)
+			if base := prior[i].Attempt; e.Attempt < base+1 || e.Attempt > base+s.Retries+1 {
+				return fmt.Sprintf("%s attempt %d with retries %d after attempt %d (S19, S26)", s.ID, e.Attempt, s.Retries, base)
+			}
+			if prior[i].Reused() {
+				return fmt.Sprintf("%s dispatched though a redrive reuses it (S26)", s.ID)
 			}
 			inFlight[i] = e.Attempt
 			if s.Kind == ir.KindTool {
@@ -187,8 +206,19 @@ func checkInvariants(prog *ir.Program, h *vmtest.Host, rep vm.Report) string {
 				if s.Kind == ir.KindTool {
 					toolsInFlight--
 				}
+			} else if e.Reused {
+				if !prior[i].Reused() || e.Attempt != prior[i].Attempt || e.Status != vm.StatusSuccess || e.OutputBytes != len(prior[i].Output) {
+					return fmt.Sprintf("%s: reused line %+v for prior %+v (S28)", s.ID, e, prior[i])
+				}
+				if k > reused || i < lastReused {
+					return fmt.Sprintf("%s: reused after other steps' lines, or out of plan order (S26)", s.ID)
+				}
+				lastReused = i
 			} else if e.Attempt != 0 {
 				return fmt.Sprintf("%s: plan_step attempt %d without a dispatch", s.ID, e.Attempt)
+			}
+			if e.Reused != prior[i].Reused() {
+				return fmt.Sprintf("%s: plan_step reused %v for prior %+v (S26)", s.ID, e.Reused, prior[i])
 			}
 			if k == last[i] {
 				order = append(order, s.ID)

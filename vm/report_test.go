@@ -70,7 +70,7 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
-// TestEventJSON: each event carries exactly runtime.md's fields.
+// TestEventJSON: each event carries exactly docs/trace.md's fields.
 func TestEventJSON(t *testing.T) {
 	tests := []struct {
 		e    vm.Event

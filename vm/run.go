@@ -16,9 +16,24 @@ type Options struct {
 	// PlanFile is plan_start's plan_file, e.g. "plans/plan-1.json"; "" is
 	// written as null.
 	PlanFile string
+	// PlanSHA256 is plan_start's sha256: the hex SHA-256 of the plan
+	// file's bytes (S24); "" leaves the member out.
+	PlanSHA256 string
 	// Now is the clock for duration_ms; nil means time.Now. It is called
 	// from the dispatch goroutines, so it must be safe for concurrent use.
 	Now func() time.Time
+
+	// Redrive is K when this run is the K-th redrive of its plan (S28):
+	// plan_start and plan_end then carry "redrive": K. 0 is a first run,
+	// whose lines have no redrive member.
+	Redrive int
+	// Prior makes the run a redrive: indexed by step index, one entry per
+	// step of the program, what the earlier runs recorded (S26). Every step
+	// whose Prior is a success settles at once, in plan order, before
+	// anything is dispatched, with its recorded output and no dispatch;
+	// every other step runs again as if fresh, its attempt numbers going on
+	// from Prior.Attempt. nil is a first run.
+	Prior []Prior
 }
 
 // Run runs prog against host until every step it dispatched has settled,
@@ -36,6 +51,12 @@ func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report
 	}
 	if opts.MaxParallel < 0 {
 		return Report{}, errors.New("vm: negative MaxParallel")
+	}
+	if opts.Redrive < 0 {
+		return Report{}, errors.New("vm: negative Redrive")
+	}
+	if err := checkPrior(opts.Prior, len(prog.Steps)); err != nil {
+		return Report{}, err
 	}
 	r := newRun(ctx, prog, host, opts)
 	r.loop()
@@ -57,6 +78,7 @@ type result struct {
 	status  Status
 	state   uint8
 	attempt int32
+	first   int32 // the attempt before this run's first dispatch (Prior.Attempt)
 }
 
 // completion is one attempt's end, sent by its goroutine.
@@ -121,12 +143,15 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 // loop is the scheduler: it examines and dispatches until nothing is in
 // flight, waiting for completions and for the cancel in between.
 func (r *run) loop() {
-	r.emit(Event{Kind: PlanStart, PlanFile: r.opts.PlanFile, Steps: len(r.prog.Steps)})
+	r.emit(Event{Kind: PlanStart, PlanFile: r.opts.PlanFile, Steps: len(r.prog.Steps), SHA256: r.opts.PlanSHA256, Redrive: r.opts.Redrive})
+	r.reuse()
 	if r.ctxDone() {
 		r.cancel()
 	} else {
 		for _, i := range r.prog.Roots {
-			r.ready.push(i)
+			if r.res[i].state == stPending {
+				r.ready.push(i)
+			}
 		}
 	}
 	cancelCh := r.ctx.Done()
@@ -192,7 +217,7 @@ func (r *run) finish() Report {
 	}
 	rep.Failed = !rep.Completed
 	rep.Summary = summary(&rep, len(r.prog.Steps))
-	end := Event{Kind: PlanEnd, Outcome: rep.Outcome, Succeeded: rep.Succeeded, Failed: rep.FailedSteps, Skipped: rep.Skipped}
+	end := Event{Kind: PlanEnd, Redrive: r.opts.Redrive, Outcome: rep.Outcome, Succeeded: rep.Succeeded, Failed: rep.FailedSteps, Skipped: rep.Skipped}
 	if rep.FailedStep != nil {
 		end.FailedStep = *rep.FailedStep
 	}

@@ -112,7 +112,7 @@ func (r *run) call(i int32, attempt int) Call {
 // dispatch puts a tool or shell step to the host's refusal check and then
 // starts its first attempt.
 func (r *run) dispatch(i int32) {
-	c := r.call(i, 1)
+	c := r.call(i, int(r.res[i].first)+1)
 	if c.Step.Kind != ir.KindCapsule {
 		if msg, refused := r.refuse(c); refused {
 			r.fail(i, 0, "", msg, 0) // no dispatch, so no retries
@@ -198,12 +198,13 @@ func (r *run) complete(c completion) {
 		r.running--
 	}
 	attempt := int(r.res[i].attempt)
+	retried := attempt - int(r.res[i].first) - 1 // dispatches after this run's first (S26: retries whole again)
 	switch {
 	case c.ended:
 		r.settle(i, StatusFailed, attempt, c.out, CapsuleEnded, c.dur)
 	case !c.failed:
 		r.settle(i, StatusSuccess, attempt, c.out, "", c.dur)
-	case attempt <= s.Retries && !r.stopped && !r.cancelSeen:
+	case retried < s.Retries && !r.stopped && !r.cancelSeen:
 		r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: StatusFailed, Attempt: attempt, Duration: c.dur, Error: c.err})
 		r.start(i, r.call(i, attempt+1))
 	case r.cancelSeen:
@@ -240,11 +241,18 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
 	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err})
+	r.release(i)
+}
+
+// release counts settled step i off its dependents' waits and makes ready
+// those it was the last dependency of, unless the plan has stopped. A
+// dependent already settled (reused by a redrive) is not made ready again.
+func (r *run) release(i int32) {
 	if r.stopped || r.canceled {
 		return
 	}
-	for _, d := range s.Dependents {
-		if r.remaining[d]--; r.remaining[d] == 0 {
+	for _, d := range r.prog.Steps[i].Dependents {
+		if r.remaining[d]--; r.remaining[d] == 0 && r.res[d].state == stPending {
 			r.ready.push(d)
 		}
 	}
@@ -252,11 +260,14 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 
 // cancel handles the cancel landing: every step not yet dispatched settles
 // skipped with CanceledBeforeRun, in plan order, and nothing more is
-// dispatched or retried (S22). After a fail-stop the outcome stays failed:
-// the plan had already stopped.
+// dispatched or retried (S22). A cancel that lands after a fail-stop, while
+// steps still run, makes the plan cancelled all the same (S30, V12): no
+// on_error policy applies once the task is cancelled, so the fail-stop's
+// failed_step is dropped and the steps it left undispatched settle as any
+// cancel settles them.
 func (r *run) cancel() {
 	r.cancelSeen = true
-	if r.stopped || r.canceled {
+	if r.canceled {
 		return
 	}
 	r.canceled = true

@@ -28,9 +28,11 @@ directory that holds it. Without a path, the most recent session under
           Delegations: each sub-capsule with its step, outcome and reason,
           followed into delegations/<id>/ and shown the same way, indented
 
-A trace cut short, lines that are not JSON, unknown events and missing
-delegation directories do not stop either view: what is there is shown,
-with notes (on standard error for steps, in a notes section for show).
+A trace cut short, torn lines (a writer that died mid-write), lines that
+are not JSON, unknown events and missing delegation directories do not
+stop either view: what is there is shown, with notes (on standard error
+for steps; for show, one line on standard error for each line skipped and
+a notes section for the rest).
 
 exit status: 0 shown, 2 usage error, or no session at the path
 `,
@@ -88,6 +90,10 @@ func runTrace(e *env, c *command, args []string) int {
 	}
 	if view == "steps" {
 		for _, n := range s.Notes {
+			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
+		}
+	} else {
+		for _, n := range tracefile.SkippedLines(s) {
 			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
 		}
 	}

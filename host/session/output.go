@@ -1,37 +1,28 @@
 package session
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/planc/planc/tracefile"
 )
 
 // OutputLimit is the longest output a step's result carries (semantics
 // S20): a longer one is cut to this many bytes and marked, and kept whole
 // under the session's outputs/.
-const OutputLimit = 64 << 10
+const OutputLimit = tracefile.OutputLimit
 
-// CutPoint returns the length of the longest prefix of s of at most limit
-// bytes that ends on a UTF-8 boundary: it never splits a character.
-func CutPoint(s string, limit int) int {
-	if len(s) <= limit {
-		return len(s)
-	}
-	i := limit
-	// Back up over at most UTFMax-1 continuation bytes to a rune start.
-	for j := 0; j < utf8.UTFMax && i > 0 && !utf8.RuneStart(s[i]); j++ {
-		i--
-	}
-	return i
-}
+// CutPoint is tracefile.CutPoint: the length of the longest prefix of s
+// of at most limit bytes that ends on a UTF-8 boundary.
+func CutPoint(s string, limit int) int { return tracefile.CutPoint(s, limit) }
 
 // CutOutput applies S20 to out: when it is over limit bytes, the whole text
-// is written to path and the result is the first bytes up to limit (on a
-// UTF-8 boundary) followed by "\n[cut: N bytes in all; whole text at
-// SHOWN]". An output within the limit is returned as it is.
+// is written to path and the result is tracefile.CutText's, the first
+// bytes up to limit (on a UTF-8 boundary) followed by "\n[cut: N bytes in
+// all; whole text at SHOWN]". An output within the limit is returned as it
+// is.
 func CutOutput(out string, limit int, path, shown string) (string, error) {
 	if len(out) <= limit {
 		return out, nil
@@ -42,13 +33,13 @@ func CutOutput(out string, limit int, path, shown string) (string, error) {
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		return "", err
 	}
-	return CutMark(out, limit, int64(len(out)), shown), nil
+	return tracefile.CutText(out, limit, shown), nil
 }
 
 // CutMark is out cut at limit bytes on a UTF-8 boundary and marked with
 // the size of the whole text, total bytes, and where it is kept, shown.
 func CutMark(out string, limit int, total int64, shown string) string {
-	return out[:CutPoint(out, limit)] + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", total, shown)
+	return out[:CutPoint(out, limit)] + "\n[cut: " + strconv.FormatInt(total, 10) + " bytes in all; whole text at " + shown + "]"
 }
 
 // OutputName is the file name of a step's whole output: the step id, with

@@ -1,0 +1,141 @@
+package tracefile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
+)
+
+// KeptOutput names one kept output file: step StepID's attempt Attempt,
+// at Path (the session directory joined with OutputPath).
+type KeptOutput struct {
+	StepID  string
+	Attempt int
+	Path    string
+}
+
+// CutFunc returns the text a step's result carried for a kept whole
+// output: the host's own S20 cut, with the mark naming the file as the
+// host named it when the step ran (tracefile.CutText does the cutting).
+type CutFunc func(k KeptOutput, whole string) string
+
+// Prior returns the VM's input for a redrive of prog, the plan the record
+// is of: one vm.Prior per step of prog, indexed like prog.Steps (S26).
+//
+// Each step gets its last settled status and error and its highest
+// attempt; a step whose last dispatch never settled gets no status (it
+// runs again, S27). A success also gets the output its dependents saw,
+// the cut text: from the newest kept report, ReportPath(N), when that
+// report lists the step as succeeded (it holds the text exactly as
+// returned); otherwise from the kept output of the attempt that succeeded,
+// OutputPath(N, id, attempt), cut by cut (nil: CutText with OutputLimit,
+// naming the file by its path). A success whose output can be read from
+// neither has no status, with a note: it runs again rather than hand its
+// dependents a wrong text.
+//
+// The notes are those about the report and the outputs; the trace's own
+// are in p.Notes.
+func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
+	if cut == nil {
+		cut = func(k KeptOutput, whole string) string { return CutText(whole, OutputLimit, k.Path) }
+	}
+	var notes []Note
+	prior := make([]vm.Prior, len(prog.Steps))
+	matched := 0
+	var report []*string // by index in p.Steps: the output of a success in the kept report
+	reportRead := false
+	for i := range prog.Steps {
+		id := prog.Steps[i].ID
+		si, ok := p.byID[id]
+		if !ok {
+			continue
+		}
+		matched++
+		s := &p.Steps[si]
+		pr := &prior[i]
+		pr.Attempt = s.Attempt
+		if s.Unsettled || s.Status == "" {
+			continue
+		}
+		if err := pr.Status.UnmarshalText([]byte(s.Status)); err != nil {
+			notes = append(notes, Note{Text: fmt.Sprintf("step %s settled with the unknown status %s; it runs again", quote(id), quote(s.Status))})
+			continue
+		}
+		pr.Error = s.Error
+		if pr.Status != vm.StatusSuccess {
+			continue
+		}
+		if !reportRead {
+			report, reportRead = p.reportOutputs(&notes), true
+		}
+		if report != nil && report[si] != nil {
+			pr.Output = *report[si]
+			continue
+		}
+		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, s.SettledAttempt)))}
+		whole, err := os.ReadFile(k.Path)
+		if err != nil {
+			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
+			pr.Status, pr.Error = 0, ""
+			continue
+		}
+		pr.Output = cut(k, string(whole))
+	}
+	if matched < len(p.Steps) {
+		declared := make(map[string]bool, len(prog.Steps))
+		for i := range prog.Steps {
+			declared[prog.Steps[i].ID] = true
+		}
+		for _, s := range p.Steps {
+			if !declared[s.ID] {
+				notes = append(notes, Note{Text: fmt.Sprintf("the trace names step %s, which plan %d does not declare; left out", quote(s.ID), p.N)})
+			}
+		}
+	}
+	return prior, notes
+}
+
+// reportOutputs reads the newest kept report of the plan and returns, by
+// index in p.Steps, the outputs of the steps it lists as succeeded (""
+// for none); nil when there is no usable report (a note says why, unless
+// it is just absent).
+func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
+	if p.Dir == "" {
+		return nil
+	}
+	path := filepath.Join(p.Dir, filepath.FromSlash(ReportPath(p.N)))
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var rep keptReport
+	if err == nil {
+		err = decodeReport(b, &rep)
+	}
+	if err == nil && rep.PlanID != p.ID {
+		err = fmt.Errorf("it is the report of plan %s, not %s", quote(rep.PlanID), quote(p.ID))
+	}
+	if err != nil {
+		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", ReportPath(p.N), err)})
+		return nil
+	}
+	out := make([]*string, len(p.Steps))
+	empty := ""
+	for i := range rep.Steps {
+		s := &rep.Steps[i]
+		si, ok := p.byID[s.StepID]
+		if !ok || s.Status != "success" {
+			continue
+		}
+		out[si] = &empty
+		if s.Output != nil {
+			out[si] = s.Output
+		}
+	}
+	return out
+}
