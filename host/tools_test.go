@@ -13,7 +13,7 @@ import (
 )
 
 // tree makes files (with their directories) under dir.
-func tree(t *testing.T, dir string, files ...string) {
+func tree(t testing.TB, dir string, files ...string) {
 	t.Helper()
 	for _, f := range files {
 		p := filepath.Join(dir, f)
