@@ -97,7 +97,8 @@ type progressView interface {
 // is the environment's: a terminal whose TERM is dumb cannot move its
 // cursor, so the live view falls back to lines there; so does a forced
 // live view on something that is not a terminal (a pipe, a file, a CI
-// log), which could only show the redraw codes.
+// log), which could only show the redraw codes, and a Windows console
+// that does not take them.
 func newProgress(w io.Writer, mode progressMode, termName string) progressView {
 	fd, tty := terminal(w)
 	switch mode {
@@ -113,7 +114,7 @@ func newProgress(w io.Writer, mode progressMode, termName string) progressView {
 	if tty {
 		size = func() (int, int) { return terminalSize(fd) }
 	}
-	if mode == progressTTY && tty && termName != "dumb" {
+	if mode == progressTTY && tty && termName != "dumb" && cursorMoves(fd) {
 		return newLiveView(w, size)
 	}
 	return newLinesView(w, size)

@@ -1,0 +1,16 @@
+package host
+
+import (
+	"context"
+	"errors"
+
+	"github.com/planc/planc/ast"
+)
+
+// runCommandCapsule refuses on Windows: a command entrypoint runs in a
+// process group that planc ends with it, which Windows does not have. A
+// capsule step never gets this far there (it needs a scope, E-RUN-012);
+// a `planc __capsule` started by hand does.
+func runCommandCapsule(_ context.Context, cfg *CapsuleConfig, st *statusWriter, _ *ast.Manifest, _ string, _ []byte, _ <-chan struct{}) int {
+	return capsuleFail(cfg, st, ExitRefused, errors.New("a command entrypoint needs Linux or macOS: windows has no process groups for planc to end it with"))
+}
