@@ -58,14 +58,20 @@ func TestRepoFilesGitignore(t *testing.T) {
 		{"examples/[ab].*", []string{"examples/a.json", "examples/b.sh"}},
 		{"**/.gitignore", []string{".gitignore", "docs/.gitignore", "docs/sub/.gitignore", "src/.gitignore"}},
 	} {
-		got, err := repoFiles(dir, tc.glob)
-		if err != nil {
-			t.Errorf("%q: %v", tc.glob, err)
-			continue
-		}
-		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("%q (-want +got):\n%s", tc.glob, diff)
-		}
+		wantRepoFiles(t, dir, tc.glob, tc.want)
+	}
+}
+
+// wantRepoFiles fails t unless repo-files lists want for glob in dir.
+func wantRepoFiles(t *testing.T, dir, glob string, want []string) {
+	t.Helper()
+	got, err := repoFiles(dir, glob)
+	if err != nil {
+		t.Errorf("%q: %v", glob, err)
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%q (-want +got):\n%s", glob, diff)
 	}
 }
 
