@@ -48,7 +48,7 @@ func TestBinary(t *testing.T) {
 		},
 		{
 			args: []string{"check", "--format", "yaml", "plan.json"},
-			want: result{Stderr: `planc check: invalid value "yaml" for flag -format: want text, json or sarif` + "\n" + checkCommand.usage, Code: 2},
+			want: result{Stderr: `planc check: invalid value "yaml" for --format: want text, json or sarif` + "\nrun 'planc help check' for its usage\n", Code: 2},
 		},
 	}
 	for _, tt := range tests {

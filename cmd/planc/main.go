@@ -99,11 +99,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		fmt.Fprintln(stderr, msg)
-		writeUsage(stderr)
+		fmt.Fprintln(stderr, listCommands)
 		return exitUsage
 	}
 	return c.run(e, c, rest)
 }
+
+// listCommands is the line after a usage error of planc itself (not of a
+// command) saying where the commands are listed. Only planc without a
+// command prints the whole list.
+const listCommands = "run 'planc help' for the commands"
 
 // help implements planc help [COMMAND].
 func help(e *env, args []string) int {
@@ -114,15 +119,19 @@ func help(e *env, args []string) int {
 	case 1:
 		c := lookup(args[0])
 		if c == nil {
-			fmt.Fprintf(e.stderr, "planc help: unknown command %q\n", args[0])
-			writeUsage(e.stderr)
+			msg := fmt.Sprintf("planc help: unknown command %q", args[0])
+			if s := ast.Suggest(args[0], commandNames()); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			}
+			fmt.Fprintln(e.stderr, msg)
+			fmt.Fprintln(e.stderr, listCommands)
 			return exitUsage
 		}
 		fmt.Fprint(e.stdout, c.usage)
 		return exitOK
 	default:
 		fmt.Fprintln(e.stderr, "planc help: give at most one command")
-		writeUsage(e.stderr)
+		fmt.Fprintln(e.stderr, listCommands)
 		return exitUsage
 	}
 }

@@ -1,231 +1,241 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"sync"
+	"slices"
+	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode"
 
+	"github.com/mattn/go-runewidth"
 	"golang.org/x/term"
 
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
 
-// The live view of planc run (cli.md): one row per step, waiting, running
-// with its elapsed time, or settled with its status, redrawn in place on
-// standard error. It is driven by the VM's trace events (host.Config's
-// Observe) and redrawn by a ticker, so a burst of events costs one redraw.
+// What planc run shows on standard error while a plan runs
+// (docs/progress.md): the live view (tty), one plain line per step event
+// (lines), or nothing (off). Both views are driven by the VM's trace
+// events through host.Config's Observe.
 
-// progressTick is how often the view is redrawn while the plan runs.
-const progressTick = 100 * time.Millisecond
+// progressMode is the --progress mode.
+type progressMode uint8
 
-// defaultRows is the view's height when the terminal's is unknown.
-const defaultRows = 24
-
-// row states.
+// The modes; progressAuto is tty on a terminal and off otherwise.
 const (
-	rowWaiting = iota
-	rowRunning
-	rowSettled
+	progressAuto progressMode = iota
+	progressTTY
+	progressLines
+	progressOff
 )
 
-// progressRow is one step's line.
-type progressRow struct {
-	state   uint8
+var progressModes = []string{"tty", "lines", "off"}
+
+// progressFlag is --progress: bare it is tty; --progress=MODE names one.
+type progressFlag struct {
+	mode  progressMode
+	typed string // as given after "=", "true" when bare
+}
+
+// String returns the mode's name.
+func (f *progressFlag) String() string {
+	if f.mode == progressAuto {
+		return ""
+	}
+	return progressModes[f.mode-progressTTY]
+}
+
+// Set takes the value after "=", or "true" for a bare --progress.
+func (f *progressFlag) Set(s string) error {
+	f.typed = s
+	switch s {
+	case "true":
+		f.mode = progressTTY
+		return nil
+	case "false":
+		f.mode = progressOff
+		return nil
+	}
+	c := choiceFlag{choices: progressModes}
+	if err := c.Set(s); err != nil {
+		return err
+	}
+	f.mode = progressTTY + progressMode(slices.Index(progressModes, s))
+	return nil
+}
+
+// IsBoolFlag lets --progress stand alone, as the flag package's bool flags
+// do; its mode then comes after "=".
+func (f *progressFlag) IsBoolFlag() bool { return true }
+
+// spelt returns the flag as given, for messages: --progress or
+// --progress=MODE.
+func (f *progressFlag) spelt() string {
+	if f.typed == "true" {
+		return "--progress"
+	}
+	return "--progress=" + f.typed
+}
+
+// progressView is what newProgress returns: a live view or a line writer.
+type progressView interface {
+	// observe takes one VM event (host.Config.Observe).
+	observe(prog *ir.Program, e vm.Event)
+	// note writes a line of planc's own (host.Config.Notice) without
+	// breaking the view.
+	note(line string)
+	// refused says the plan was refused before any step ran, and why.
+	refused(why string)
+	// stop ends the view; what it drew last stays.
+	stop()
+}
+
+// newProgress returns the view mode asks for on w, or nil for none. TERM
+// is the environment's: a terminal whose TERM is dumb cannot move its
+// cursor, so the live view falls back to lines there; so does a forced
+// live view on something that is not a terminal (a pipe, a file, a CI
+// log), which could only show the redraw codes, and a Windows console
+// that does not take them.
+func newProgress(w io.Writer, mode progressMode, termName string) progressView {
+	fd, tty := terminal(w)
+	switch mode {
+	case progressOff:
+		return nil
+	case progressAuto:
+		if !tty {
+			return nil
+		}
+		mode = progressTTY
+	}
+	var size func() (int, int)
+	if tty {
+		size = func() (int, int) { return terminalSize(fd) }
+	}
+	if mode == progressTTY && tty && termName != "dumb" && cursorMoves(fd) {
+		return newLiveView(w, size)
+	}
+	return newLinesView(w, size)
+}
+
+// terminal reports whether w is a terminal, and its descriptor.
+func terminal(w io.Writer) (int, bool) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return 0, false
+	}
+	fd := int(f.Fd())
+	return fd, term.IsTerminal(fd)
+}
+
+// The size assumed when a terminal does not tell its own.
+const (
+	defaultCols = 80
+	defaultRows = 24
+)
+
+// terminalSize returns the terminal's columns and rows.
+func terminalSize(fd int) (cols, rows int) {
+	cols, rows, err := term.GetSize(fd)
+	if err != nil || cols <= 0 {
+		cols = defaultCols
+	}
+	if err != nil || rows <= 2 {
+		rows = defaultRows
+	}
+	return cols, rows
+}
+
+// stepState is what the views know of one step.
+type stepState uint8
+
+const (
+	stepWaiting stepState = iota
+	stepRunning
+	stepSettled
+)
+
+// stepRow is one step as the views know it.
+type stepRow struct {
+	state   stepState
 	attempt int
 	start   time.Time
 	dur     time.Duration
 	status  vm.Status
+	err     string
 }
 
-// progressView is the live view.
-type progressView struct {
-	w      io.Writer
-	height int // rows the terminal shows; the view keeps within it
-
-	mu     sync.Mutex
-	prog   *ir.Program
-	rows   []progressRow
-	index  map[string]int
-	drawn  int // lines the last redraw wrote
-	ended  bool
-	quit   chan struct{}
-	ticker sync.WaitGroup
-	buf    bytes.Buffer
+// stepTracker folds the VM's events into one row per step, in plan order.
+// After a fail-stop (S18) and after plan_end, a step still waiting will
+// never run: notRun says so.
+type stepTracker struct {
+	prog    *ir.Program
+	rows    []stepRow
+	index   map[string]int
+	stopped bool // a step's final failure under on_error fail stopped the plan
+	end     *vm.Event
 }
 
-// newProgressView returns the live view on w, or nil when it is off:
-// --quiet, or w is not a terminal and --progress was not given.
-func newProgressView(w io.Writer, force, quiet bool) *progressView {
-	if quiet {
-		return nil
+// init starts tracking prog; it reports false when it already was.
+func (t *stepTracker) init(prog *ir.Program) bool {
+	if t.prog != nil {
+		return false
 	}
-	height := defaultRows
-	f, isFile := w.(*os.File)
-	tty := isFile && term.IsTerminal(int(f.Fd()))
-	if !tty && !force {
-		return nil
+	t.prog = prog
+	t.rows = make([]stepRow, len(prog.Steps))
+	t.index = make(map[string]int, len(prog.Steps))
+	for i := range prog.Steps {
+		t.index[prog.Steps[i].ID] = i
 	}
-	if tty {
-		if _, h, err := term.GetSize(int(f.Fd())); err == nil && h > 2 {
-			height = h
-		}
-	}
-	return &progressView{w: w, height: height, quit: make(chan struct{})}
+	return true
 }
 
-// observe takes one VM event (host.Config.Observe).
-func (v *progressView) observe(prog *ir.Program, e vm.Event) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.prog == nil {
-		v.prog = prog
-		v.rows = make([]progressRow, len(prog.Steps))
-		v.index = make(map[string]int, len(prog.Steps))
-		for i := range prog.Steps {
-			v.index[prog.Steps[i].ID] = i
-		}
-		v.ticker.Go(v.tick)
-	}
-	i, ok := v.index[e.StepID]
+// apply folds e in at time now and returns the step's index, or -1.
+func (t *stepTracker) apply(e vm.Event, now time.Time) int {
+	i, ok := t.index[e.StepID]
 	switch {
 	case e.Kind == vm.PlanStepStart && ok:
-		v.rows[i] = progressRow{state: rowRunning, attempt: e.Attempt, start: time.Now()}
+		t.rows[i] = stepRow{state: stepRunning, attempt: e.Attempt, start: now}
+		return i
 	case e.Kind == vm.PlanStep && ok:
-		r := &v.rows[i]
-		r.state, r.status, r.dur = rowSettled, e.Status, e.Duration
+		r := &t.rows[i]
+		r.state, r.status, r.dur, r.err = stepSettled, e.Status, e.Duration, e.Error
+		if e.Attempt > 0 {
+			r.attempt = e.Attempt
+		}
+		s := &t.prog.Steps[i]
+		if e.Status == vm.StatusFailed && s.OnError == ir.OnErrorFail && e.Attempt > s.Retries && e.Error != vm.CapsuleEnded {
+			t.stopped = true
+		}
+		return i
 	case e.Kind == vm.PlanEnd:
-		v.ended = true
-		v.redraw()
-		return
+		t.end = &e
 	}
+	return -1
 }
 
-// tick redraws the view until the plan ends or stop is called.
-func (v *progressView) tick() {
-	t := time.NewTicker(progressTick)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			v.mu.Lock()
-			if !v.ended {
-				v.redraw()
-			}
-			v.mu.Unlock()
-		case <-v.quit:
-			return
-		}
-	}
+// notRun reports whether row i is a step that will never run.
+func (t *stepTracker) notRun(i int) bool {
+	return t.rows[i].state == stepWaiting && (t.stopped || t.end != nil)
 }
 
-// stop ends the ticker; the last drawing stays on the screen.
-func (v *progressView) stop() {
-	close(v.quit)
-	v.ticker.Wait()
-}
-
-// redraw writes the view over its previous drawing. The caller holds mu.
-func (v *progressView) redraw() {
-	if v.prog == nil {
-		return
-	}
-	b := &v.buf
-	b.Reset()
-	if v.drawn > 0 {
-		fmt.Fprintf(b, "\x1b[%dF", v.drawn) // to the start of the first line drawn
-	}
-	lines := v.lines(time.Now())
-	for _, l := range lines {
-		b.WriteString("\x1b[2K")
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	b.WriteString("\x1b[J") // clear what an earlier, longer drawing left
-	v.drawn = len(lines)
-	v.w.Write(b.Bytes())
-}
-
-// lines renders the view: a heading, then one row per step in plan order,
-// running steps first when they do not all fit, and a last line counting
-// the rows left out.
-func (v *progressView) lines(now time.Time) []string {
-	var waiting, running, settled int
-	width := 4
-	for i, r := range v.rows {
-		switch r.state {
-		case rowWaiting:
-			waiting++
-		case rowRunning:
-			running++
-		default:
+// counts returns how many steps are settled, running, waiting and not run.
+func (t *stepTracker) counts() (settled, running, waiting, notRun int) {
+	for i, r := range t.rows {
+		switch {
+		case r.state == stepSettled:
 			settled++
-		}
-		width = max(width, min(len(v.prog.Steps[i].ID), 32))
-	}
-	out := []string{fmt.Sprintf("plan %q: %d steps, %d settled, %d running, %d waiting", v.prog.ID, len(v.rows), settled, running, waiting)}
-	room := v.height - 2
-	order := make([]int, 0, len(v.rows))
-	if len(v.rows) > room {
-		for i, r := range v.rows {
-			if r.state == rowRunning {
-				order = append(order, i)
-			}
-		}
-		for i, r := range v.rows {
-			if r.state != rowRunning {
-				order = append(order, i)
-			}
-		}
-	} else {
-		for i := range v.rows {
-			order = append(order, i)
+		case r.state == stepRunning:
+			running++
+		case t.notRun(i):
+			notRun++
+		default:
+			waiting++
 		}
 	}
-	shown := len(order)
-	if shown > room {
-		shown = max(room-1, 1) // and a line for the rest
-	}
-	for _, i := range order[:shown] {
-		out = append(out, v.row(i, width, now))
-	}
-	if rest := len(order) - shown; rest > 0 {
-		out = append(out, fmt.Sprintf("  … %d more steps", rest))
-	}
-	return out
-}
-
-// row renders step i's line.
-func (v *progressView) row(i, width int, now time.Time) string {
-	s, r := &v.prog.Steps[i], v.rows[i]
-	id := s.ID
-	if len(id) > width {
-		cut := width - 1
-		for cut > 0 && !utf8.RuneStart(id[cut]) {
-			cut--
-		}
-		id = id[:cut] + "…"
-	}
-	var state string
-	switch r.state {
-	case rowWaiting:
-		state = "waiting"
-	case rowRunning:
-		state = "running " + elapsed(now.Sub(r.start))
-		if r.attempt > 1 {
-			state += fmt.Sprintf(" (attempt %d)", r.attempt)
-		}
-	default:
-		state = r.status.String()
-		if r.attempt > 0 || r.dur > 0 {
-			state += " " + elapsed(r.dur)
-		}
-	}
-	return fmt.Sprintf("  %-*s  %-7s  %s", width, id, s.Kind, state)
+	return
 }
 
 // elapsed formats a duration for a row: 0.4s, 12.0s, 3m05s.
@@ -234,4 +244,30 @@ func elapsed(d time.Duration) string {
 		return fmt.Sprintf("%.1fs", d.Seconds())
 	}
 	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
+// printable makes s one line that is safe on a terminal: control
+// characters (newlines included) become spaces, and the bidirectional
+// controls that would reorder what follows become U+FFFD.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case unicode.Is(unicode.Bidi_Control, r):
+			return '\uFFFD'
+		case unicode.IsControl(r):
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// fit cuts s to at most cols terminal cells, marking a cut with "…".
+func fit(s string, cols int) string {
+	if cols <= 0 {
+		return ""
+	}
+	if runewidth.StringWidth(s) <= cols {
+		return s
+	}
+	return runewidth.Truncate(s, cols, "…")
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/planc/planc/ast"
@@ -25,7 +28,7 @@ const abortGrace = 3 * time.Second
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
-	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress] [--quiet] [--dry-run] PLAN
+	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] PLAN
 
 Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
@@ -47,9 +50,12 @@ flags:
                        (default 0: no cap)
   --shell-timeout D    the bound of every shell step, e.g. 90s (default: the
                        manifest's capabilities.shell.timeout, else 10m)
-  --progress           show the live view even when standard error is not a
-                       terminal
-  --quiet              never show the live view
+  --progress[=MODE]    what standard error shows while the plan runs: tty
+                       (the live view; bare --progress), lines (one line
+                       per step event, for CI logs and pipes) or off
+                       (default: tty on a terminal, else off; tty falls
+                       back to lines off a terminal or when TERM=dumb)
+  --quiet              the same as --progress=off
   --dry-run            validate, then print the schedule the VM would follow
                        if every step succeeded (steps that start together,
                        the tool lane's order, conditions); run nothing and
@@ -68,21 +74,35 @@ func runRun(e *env, c *command, args []string) int {
 	session := fs.String("session", "", "")
 	roost := fs.String("roost", "", "")
 	pf := addPlanFlags(fs)
-	progress := fs.Bool("progress", false, "")
+	progress := &progressFlag{}
+	fs.Var(progress, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
 		return status
+	case progressValueApart(args, paths):
+		return e.usageError(c, "--progress takes its mode after \"=\", as in --progress=%s", paths[0])
 	case len(paths) != 1:
 		return e.usageError(c, "give exactly one plan (a path, or - for standard input)")
 	case *capsule == stdinName && paths[0] == stdinName:
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
-	case *progress && *quiet:
-		return e.usageError(c, "--progress and --quiet contradict each other; give one")
+	case *quiet && progress.mode != progressAuto && progress.mode != progressOff:
+		return e.usageError(c, "%s and --quiet contradict each other; give one", progress.spelt())
+	}
+	mode := progress.mode
+	if *quiet {
+		mode = progressOff
+	}
+	var view progressView
+	if !*dryRun {
+		view = newProgress(e.stderr, mode, os.Getenv("TERM"))
+	}
+	if view != nil {
+		defer view.stop()
 	}
 
 	m, manifestDir := host.DefaultManifest(), ""
@@ -95,6 +115,7 @@ func runRun(e *env, c *command, args []string) int {
 	}
 	if err := host.Admit(m); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
+		refused(view, err.Error())
 		return exitUsage
 	}
 	src, plan, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
@@ -105,6 +126,7 @@ func runRun(e *env, c *command, args []string) int {
 	diag.Sort(ds)
 	diag.WriteText(e.stderr, ds) // warnings too, as check prints them
 	if plan == nil {
+		refused(view, fmt.Sprintf("%s: %s (above)", src.Name, countErrors(ds)))
 		return exitUsage
 	}
 	if *dryRun {
@@ -121,11 +143,14 @@ func runRun(e *env, c *command, args []string) int {
 		ShellTimeout: *pf.shellTimeout,
 		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) },
 	}
-	if view := newProgressView(e.stderr, *progress, *quiet); view != nil {
+	if view != nil {
 		cfg.Observe = view.observe
-		defer view.stop()
+		cfg.Notice = func(s string) { view.note("planc run: " + s) }
 	}
 	res, err := runWithSignals(e, &cfg)
+	if re, ok := errors.AsType[*host.RefusedError](err); ok {
+		refused(view, re.Error())
+	}
 	return e.finishRun(src, res, err)
 }
 
@@ -181,4 +206,36 @@ func onlyErrors(ds []diag.Diagnostic) []diag.Diagnostic {
 		}
 	}
 	return out
+}
+
+// refused tells view, if any, that the plan was refused before any step
+// ran; only the lines view prints it (diagnostics already say why).
+func refused(view progressView, why string) {
+	if view != nil {
+		view.refused(why)
+	}
+}
+
+// countErrors says how many of ds are errors: "1 error", "3 errors".
+func countErrors(ds []diag.Diagnostic) string {
+	n := len(onlyErrors(ds))
+	if n == 1 {
+		return "1 error"
+	}
+	return fmt.Sprintf("%d errors", n)
+}
+
+// progressValueApart reports whether args gave --progress's mode as a
+// word of its own (--progress lines), which the flag package reads as a
+// bare --progress and a plan named lines.
+func progressValueApart(args, paths []string) bool {
+	if len(paths) == 0 || !slices.Contains(progressModes, paths[0]) {
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		if args[i] == paths[0] && strings.TrimLeft(args[i-1], "-") == "progress" {
+			return true
+		}
+	}
+	return false
 }

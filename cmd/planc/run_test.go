@@ -213,7 +213,7 @@ func TestRunRefused(t *testing.T) {
 		t.Errorf("shell with the default manifest: exit %d, stderr %q", r.code, r.stderr)
 	}
 	for _, args := range [][]string{{}, {"a.json", "b.json"}, {"--max-parallel", "-1", "ok.json"}, {"--progress", "--quiet", "ok.json"}, {"--sesion", "x", "ok.json"}} {
-		if r := planc(t, dir, args...); r.code != 2 || !strings.Contains(r.stderr, "usage: planc run") {
+		if r := planc(t, dir, args...); r.code != 2 || !strings.Contains(r.stderr, "run 'planc help run' for its usage") {
 			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}

@@ -38,7 +38,9 @@ type Process struct {
 // (os.Pipe): with other writers and readers, exec's copying goroutines
 // keep Done from closing until every process holding the streams is gone.
 func StartProcess(cmd *exec.Cmd) (*Process, error) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := inNewSession(cmd); err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

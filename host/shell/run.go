@@ -302,10 +302,11 @@ type cmdStep struct {
 
 func (c cmdStep) wait() (syscall.WaitStatus, error) {
 	err := c.cmd.Wait()
-	if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+	ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ok {
 		return ws, nil
 	}
-	return 0, err
+	return ws, err
 }
 
 // watch ends the step at its bound or when ctx is done: SIGTERM to every

@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRepoFilesGitignore: repo-files lists what git would: .gitignore
+// files at every level, each for its own directory, deeper ones and later
+// lines winning, negations, directory-only and anchored patterns, and
+// .git/info/exclude; a file under an ignored directory stays out even
+// when a negation names it, as in git.
+func TestRepoFilesGitignore(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir,
+		"main.go", "debug.log", "keep.log", "build/out.go", "node_modules/left/pad.js",
+		"src/a.go", "src/gen.go", "src/tmp/x.go", "src/build/b.go", "src/vendor/v.go",
+		"docs/a.md", "docs/draft.md", "docs/sub/draft.md", "docs/sub/final.md",
+		"local.go", "examples/a.json", "examples/b.sh", "examples/c.txt", "examples/sub/d.json",
+		"node_modules/inner/!keep.js")
+	ignore := map[string]string{
+		".gitignore": "# comments and blank lines are skipped\n\n*.log\n!keep.log\n/build/\nnode_modules\n!node_modules/inner/*\n",
+		// Nested: applies under src only, and overrides the top file.
+		"src/.gitignore": "gen.go\ntmp/\nvendor/*\n!vendor/v.go\n",
+		// A negation in a deeper file re-includes what the parent ignored.
+		"docs/.gitignore":     "draft.md\n",
+		"docs/sub/.gitignore": "!draft.md\n",
+		".git/info/exclude":   "local.go\r\n",
+	}
+	for name, body := range ignore {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		glob string
+		want []string
+	}{
+		{"**/*.go", []string{"main.go", "src/a.go", "src/build/b.go", "src/vendor/v.go"}},
+		{"*.log", []string{"keep.log"}},
+		{"build/out.go", nil},                // anchored /build/: ignored at the top only
+		{"node_modules/**", nil},             // an ignored directory is not entered
+		{"node_modules/inner/!keep.js", nil}, // even where a negation names a file in it
+		{"docs/**/*.md", []string{"docs/a.md", "docs/sub/draft.md", "docs/sub/final.md"}},
+		{"local.go", nil},
+		{"src/tmp/**", nil},
+		{"examples/*.{json,sh}", []string{"examples/a.json", "examples/b.sh"}},
+		{"examples/**/*.{json,sh}", []string{"examples/a.json", "examples/b.sh", "examples/sub/d.json"}},
+		{"{src,docs}/a.*", []string{"docs/a.md", "src/a.go"}},
+		{"{src,src}/a.go", []string{"src/a.go"}},
+		{"examples/[ab].*", []string{"examples/a.json", "examples/b.sh"}},
+		{"**/.gitignore", []string{".gitignore", "docs/.gitignore", "docs/sub/.gitignore", "src/.gitignore"}},
+	} {
+		wantRepoFiles(t, dir, tc.glob, tc.want)
+	}
+}
+
+// wantRepoFiles fails t unless repo-files lists want for glob in dir.
+func wantRepoFiles(t *testing.T, dir, glob string, want []string) {
+	t.Helper()
+	got, err := repoFiles(dir, glob)
+	if err != nil {
+		t.Errorf("%q: %v", glob, err)
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%q (-want +got):\n%s", glob, diff)
+	}
+}
+
+// TestRepoFilesBadGlob: a malformed glob is an error that says what is
+// wrong, not an empty list.
+func TestRepoFilesBadGlob(t *testing.T) {
+	dir := t.TempDir()
+	for glob, want := range map[string]string{
+		"examples/*.{json,sh": "is malformed",
+		"src/[":               "is malformed",
+		"a/../b":              `".." segment`,
+		"/etc/*":              "is absolute",
+	} {
+		if _, err := repoFiles(dir, glob); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", glob, err, want)
+		}
+	}
+}
+
+// TestRepoFilesUnreadableIgnore: a .gitignore that cannot be read fails
+// the listing rather than listing what it might exclude.
+func TestRepoFilesUnreadableIgnore(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a file whatever its mode")
+	}
+	dir := t.TempDir()
+	tree(t, dir, "a.go", "sub/b.go", "sub/.gitignore")
+	if err := os.Chmod(filepath.Join(dir, "sub/.gitignore"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := repoFiles(dir, "**/*.go"); err == nil {
+		t.Errorf("listed %q with an unreadable .gitignore", got)
+	}
+}
+
+// BenchmarkRepoFiles lists **/*.go in a tree of 1,000 files beside an
+// ignored node_modules of 5,000, which the walk does not enter.
+func BenchmarkRepoFiles(b *testing.B) {
+	dir := b.TempDir()
+	var files []string
+	for i := range 1000 {
+		files = append(files, filepath.Join("src", "p"+string(rune('a'+i%20)), "f"+strings.Repeat("x", i%7)+string(rune('a'+i/20%26))+".go"))
+	}
+	for i := range 5000 {
+		files = append(files, filepath.Join("node_modules", "m"+string(rune('a'+i%26)), "f"+string(rune('a'+i/26%26))+string(rune('a'+i/676))+".js"))
+	}
+	tree(b, dir, files...)
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n*.tmp\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := repoFiles(dir, "**/*.go"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
