@@ -4,10 +4,12 @@ go 1.26.0
 
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	golang.org/x/net v0.41.0
 )
 
 require (
@@ -23,6 +25,6 @@ require (
 require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.45.0
-	golang.org/x/text v0.14.0 // indirect
+	golang.org/x/text v0.26.0 // indirect
 	mvdan.cc/sh/v3 v3.14.1
 )

@@ -55,7 +55,13 @@ func runCommandCapsule(ctx context.Context, cfg *CapsuleConfig, st *statusWriter
 		// not keep Wait: the group is killed after it anyway.
 		WaitDelay: time.Second,
 	}
-	if err := cmd.Start(); err != nil {
+	// It runs as a shell step does: what the parent protects and this
+	// capsule's read_only paths are read-only for it (shell.Contain).
+	_, err = shell.Contain(cmd, protectedPaths(m, manifestDir, filepath.Join(sess.Dir, PlansDir)))
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		return end(ExitStatusFailed, ExitFailed, capsuleStatus{Outcome: DelegationFailed, Reason: "its command: " + err.Error()})
 	}
 	pgid := cmd.Process.Pid

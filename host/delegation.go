@@ -47,6 +47,7 @@ type delegations struct {
 	trace   *Trace
 	grace   time.Duration
 	exe     string // the planc to start as `planc __capsule`; "" is this one
+	protect []string // what the plan's steps must not write: handed to the child
 
 	mu    sync.Mutex
 	ended []endedDelegation // ended by the cancel, in the order they ended

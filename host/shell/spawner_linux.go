@@ -107,11 +107,21 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 	}
 	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxMessage)
 	theirs := os.NewFile(uintptr(fds[1]), "spawner")
-	args := append(s.shimArgs(protect), "-report", "-spawn")
-	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	// It starts in the scope, where its cgroup namespace is rooted, and
+	// moves into its leaf.
+	scopeFD, err := unix.Open(s.sys.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		theirs.Close()
+		unix.Close(fds[0])
+		l.finish()
+		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
+	}
+	m := s.mode()
+	args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", s.sys.dir, "-move", l.dir, "-report", "-spawn")
+	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}, SysProcAttr: m.attr(scopeFD)}
 	err = cmd.Start()
 	theirs.Close()
+	unix.Close(scopeFD)
 	l.closeFD()
 	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan spawnReply{}, done: make(chan struct{})}
 	if err != nil {
