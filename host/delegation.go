@@ -46,7 +46,7 @@ type delegations struct {
 	workDir string
 	trace   *Trace
 	grace   time.Duration
-	exe     string // the planc to start as `planc __capsule`; "" is this one
+	exe     string   // the planc to start as `planc __capsule`; "" is this one
 	protect []string // what the plan's steps must not write: handed to the child
 
 	mu    sync.Mutex
