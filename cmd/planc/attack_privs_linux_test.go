@@ -351,6 +351,18 @@ func (w *attackWorld) plancCmd(t *testing.T) (*exec.Cmd, func()) {
 		w.config(t, own)
 		return cmd, func() {}
 	}
+	deleg, fd, done := delegatedCgroup(t, own)
+	w.config(t, deleg)
+	asNobody(cmd)
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
+	return cmd, done
+}
+
+// delegatedCgroup makes a cgroup under own delegated to uid 65534, and
+// opens it for CLONE_INTO_CGROUP; done closes it, checks that planc left
+// no scope in it, and removes it.
+func delegatedCgroup(t *testing.T, own string) (dir string, fd int, done func()) {
+	t.Helper()
 	deleg := filepath.Join(own, "planc-attack-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(attackSeq.Add(1), 10))
 	if err := os.Mkdir(deleg, 0o755); err != nil {
 		t.Fatal(err)
@@ -364,10 +376,7 @@ func (w *attackWorld) plancCmd(t *testing.T) (*exec.Cmd, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.config(t, deleg)
-	asNobody(cmd)
-	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-	return cmd, func() {
+	return deleg, fd, func() {
 		syscall.Close(fd)
 		if left, _ := filepath.Glob(filepath.Join(deleg, "planc-*")); len(left) > 0 {
 			t.Errorf("planc left scopes in its delegated cgroup: %v", left)
@@ -433,5 +442,55 @@ func attackControl(t *testing.T, class string) {
 	s, _ := os.ReadFile(secret)
 	if string(p) == "{}" && string(s) == secretBytes {
 		t.Fatal("the control escaped but changed no byte")
+	}
+}
+
+// TestProtectionOffNonRoot: where the kernel gives an unprivileged planc
+// no user namespace, planc says so in one line on standard error, naming
+// what is off and why, and the plan still runs (the step refusals
+// stand). planc runs here as uid 0 of a user namespace (uid 65534
+// outside) without any capability, in a cgroup delegated to it, and that
+// namespace allows no more user namespaces.
+func TestProtectionOffNonRoot(t *testing.T) {
+	needScope(t)
+	setpriv, err := exec.LookPath("setpriv")
+	unshare, err2 := exec.LookPath("unshare")
+	if os.Geteuid() != 0 || err != nil || err2 != nil {
+		t.Skip("needs root, setpriv and unshare: to run planc without privileges in a delegated cgroup")
+	}
+	own, err := shell.OwnCgroupDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o755)
+	}
+	write(t, dir, "capsule.json", shellCapsule, "plan.json", `{"id": "off", "steps": [{"id": "a", "shell": "echo ran"}]}`)
+	for _, p := range []string{dir, filepath.Join(dir, "capsule.json"), filepath.Join(dir, "plan.json")} {
+		os.Chown(p, 65534, 65534)
+	}
+	_, fd, done := delegatedCgroup(t, own)
+	defer done()
+	// nobody makes a user namespace in which it is root, forbids any
+	// more, and runs planc there with no capability left.
+	script := `echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" --bounding-set=-all --inh-caps=-all -- "$@"`
+	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "plan.json")
+	cmd.Args = append([]string{"unshare", "--user", "--map-root-user", "sh", "-c", script, setpriv, plancBin}, cmd.Args[1:]...)
+	cmd.Path = unshare
+	asNobody(cmd)
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	r := runOut{"", "", exitCode(t, cmd.Run())}
+	r.stdout, r.stderr = so.String(), se.String()
+	const want = "planc run: protection of plan files and read_only paths is off: planc runs as uid 0 without CAP_SYS_ADMIN, " +
+		"and an unprivileged user namespace with a private mount namespace could not be set up " +
+		"(user.max_user_namespaces allows no more user namespaces); only the step refusals guard them\n"
+	if r.code != 0 || r.stderr != want {
+		t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s\nstdout:\n%s", r.code, r.stderr, want, r.stdout)
+	}
+	if s := r.report(t).Steps; len(s) != 1 || deref(s[0].Output) != "ran\n" {
+		t.Fatalf("steps %+v", s)
 	}
 }

@@ -87,7 +87,12 @@ func probe(shim string, m protectMode) error {
 	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{w}, SysProcAttr: m.attr(-1)}
 	err = cmd.Start()
 	w.Close()
-	if err != nil {
+	switch {
+	case errors.Is(err, unix.ENOSPC) && m.userns:
+		return errors.New("user.max_user_namespaces allows no more user namespaces")
+	case (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)) && m.userns:
+		return errors.New("the kernel refuses unprivileged user namespaces (kernel.unprivileged_userns_clone, or a security module's policy)")
+	case err != nil:
 		return err
 	}
 	msg, _ := io.ReadAll(r)
