@@ -160,7 +160,10 @@ func filterCheck(dir string) int {
 			_, err := unix.OpenByHandleAt(unix.AT_FDCWD, unix.NewFileHandle(1, []byte{0, 0, 0, 0, 0, 0, 0, 0}), unix.O_RDONLY)
 			return err
 		}},
-		{"keyctl", func() error { _, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0); return err }},
+		{"keyctl", func() error {
+			_, err := unix.KeyctlInt(unix.KEYCTL_GET_KEYRING_ID, unix.KEY_SPEC_SESSION_KEYRING, 0, 0, 0)
+			return err
+		}},
 		{"allowed unshare(CLONE_FS)", func() error { return unix.Unshare(unix.CLONE_FS) }},
 	}
 	for _, c := range calls {
