@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultGrace is how long a step has between SIGTERM at its bound and
-// SIGKILL (runtime.md).
+// SIGKILL (S20).
 const DefaultGrace = 5 * time.Second
 
 // ShimCommand is the hidden planc subcommand that runs ShimMain: the

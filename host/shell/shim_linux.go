@@ -13,8 +13,9 @@ package shell
 // (Contain).
 //
 // planc starts the shim in a new mount namespace, a new cgroup namespace
-// rooted at the cgroup DIR it starts in (clone3 with CLONE_INTO_CGROUP),
-// and a new PID namespace of which the shim is process 1. When planc is
+// rooted at the cgroup DIR it starts in (planc clones it into DIR with
+// CLONE_INTO_CGROUP, or DIR is planc's own), and a new PID namespace of
+// which the shim is process 1. When planc is
 // not root, the same clone also makes a new user namespace whose only
 // user and group are planc's own, and gives the shim CAP_SYS_ADMIN and
 // CAP_SETPCAP over that namespace alone (ambient): an unprivileged user
@@ -42,9 +43,10 @@ package shell
 //     namespace (planc, the spawner's parent, any other process of the
 //     machine) has a /proc/PID a step could use for root, cwd, fd or mem,
 //     nor a PID a step could ptrace, signal or take a pidfd of;
-//  5. the spawner moves itself into its leaf LEAF (a cgroup namespace is
-//     rooted where its maker stands, so the spawner starts in the scope
-//     for its steps to see the scope's tree);
+//  5. the spawner, first of all, moves itself into its leaf LEAF: it
+//     starts in the scope, so that its steps' cgroup namespace is rooted
+//     at the scope and they see its tree, and the namespace's root stays
+//     where the clone made it;
 //  6. locks down (lockdown_linux.go): not dumpable, no_new_privs, every
 //     capability dropped from every set but, for root, the file-access
 //     ones (rootKeeps); under the landlock lock (lockLandlock) a Landlock
@@ -73,7 +75,7 @@ package shell
 // plans/ inside the working directory W, W itself could not be granted
 // WRITE_FILE, so a file the step creates directly in W (or in a directory
 // it creates there, like cargo's target/) could not be written; likewise
-// next to a protected file. That is the case runtime.md requires to work.
+// next to a protected file, which planc must allow.
 //
 // Limits: the protection holds against a step's file operations, not
 // against a root step that sets out to defeat it through raw block

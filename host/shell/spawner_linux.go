@@ -1,13 +1,14 @@
 package shell
 
 // The spawner: one `planc __shim -spawn` per scope and set of protected
-// paths, already in the private mount namespace and Landlock domain that
-// the shim sets up (shim_linux.go), which starts each protected step as its
-// own child. It spares each step a re-exec of planc, which is most of what
-// a step costs (runtime.md: "a long-lived, already restricted spawner per
-// plan beats a re-exec per step").
+// paths, already in the namespaces and under the restrictions that the
+// shim sets up (shim_linux.go), which starts each protected step as its
+// own child. It spares each step a re-exec of planc and the set-up, which
+// would be most of what a step costs: the set-up is per scope, not per
+// step.
 //
-// It lives in a leaf cgroup of the scope, and talks over a SOCK_SEQPACKET
+// It starts in the scope (its steps' cgroup namespace is rooted there),
+// moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
 // socket pair (its fd 3): a request is one JSON spawnRequest with two
 // descriptors (the step's output pipe and its leaf cgroup, into which the
 // spawner clones the step with CLONE_INTO_CGROUP); the replies are JSON
