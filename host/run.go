@@ -279,8 +279,12 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, 
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 		h.scope = sc
-		if off := sc.ProtectionOff(); off != "" && cfg.Notice != nil && hasShell(prog) {
-			cfg.Notice(off)
+		// Asking starts the shim once: only for a plan with steps to
+		// protect (a capsule's command is one too).
+		if cfg.Notice != nil && hasShell(prog) {
+			if off := sc.ProtectionOff(); off != "" {
+				cfg.Notice(off)
+			}
 		}
 	}
 	// The MCP servers start in the scope, once; the plan is validated
@@ -347,10 +351,10 @@ func needsScope(p *ast.Plan) bool {
 	return false
 }
 
-// hasShell reports whether prog has a shell step.
+// hasShell reports whether prog has a shell or capsule step.
 func hasShell(prog *ir.Program) bool {
 	for i := range prog.Steps {
-		if prog.Steps[i].Kind == ir.KindShell {
+		if k := prog.Steps[i].Kind; k == ir.KindShell || k == ir.KindCapsule {
 			return true
 		}
 	}

@@ -17,16 +17,16 @@ import (
 )
 
 // Every system call the filter names exists on both architectures planc
-// is built for: a name missing on one would fail every step's set-up
-// there.
+// is built for (port I/O on amd64 alone): the filter leaves out a name
+// its architecture lacks, so a misspelt one would deny nothing.
 func TestFilterNamesExist(t *testing.T) {
 	for _, goarch := range []string{"amd64", "arm64"} {
 		info, err := arch.GetInfo(goarch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range append(append([]string{"clone", "unshare", "clone3"}, deniedSyscalls...), deniedOnArch[goarch]...) {
-			if _, ok := info.SyscallNames[name]; !ok {
+		for _, name := range append([]string{"clone", "unshare", "clone3"}, deniedSyscalls...) {
+			if _, ok := info.SyscallNames[name]; !ok && (goarch == "amd64" || (name != "iopl" && name != "ioperm")) {
 				t.Errorf("%s has no system call %q", goarch, name)
 			}
 		}
@@ -88,7 +88,10 @@ func TestFilterVerdicts(t *testing.T) {
 		{"unshare(CLONE_NEWTIME)", seccompData(uint32(info.ID), nr("unshare"), unix.CLONE_NEWTIME), eperm},
 		{"another ABI", seccompData(uint32(info.ID)^1, nr("read")), unix.SECCOMP_RET_KILL_PROCESS},
 	}
-	for _, name := range append(append([]string(nil), deniedSyscalls...), deniedOnArch[runtime.GOARCH]...) {
+	for _, name := range deniedSyscalls {
+		if _, ok := info.SyscallNames[name]; !ok {
+			continue
+		}
 		cases = append(cases, struct {
 			what string
 			data []byte

@@ -46,12 +46,8 @@ var deniedSyscalls = []string{
 	// kernel modules and kexec.
 	"bpf", "add_key", "request_key", "keyctl",
 	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-}
-
-// deniedOnArch are denied system calls that exist on one architecture
-// only.
-var deniedOnArch = map[string][]string{
-	"amd64": {"iopl", "ioperm"},
+	// Port I/O, on x86 alone.
+	"iopl", "ioperm",
 }
 
 // namespaceFlags are the clone and unshare flags that make a namespace.
@@ -68,7 +64,13 @@ func stepFilter() ([]bpf.RawInstruction, error) {
 	if err != nil {
 		return nil, nil
 	}
-	names := append(append([]string(nil), deniedSyscalls...), deniedOnArch[runtime.GOARCH]...)
+	// A call this architecture does not have cannot be made.
+	var names []string
+	for _, n := range deniedSyscalls {
+		if _, ok := info.SyscallNames[n]; ok {
+			names = append(names, n)
+		}
+	}
 	withFlags := func(name string, mask uint64) seccomp.NameWithConditions {
 		return seccomp.NameWithConditions{Name: name, Conditions: seccomp.ArgumentConditions{
 			{Argument: 0, Operation: seccomp.BitsSet, Value: mask},
