@@ -181,8 +181,8 @@ func TestProtectionOffNonRoot(t *testing.T) {
 	r := runOut{"", "", exitCode(t, cmd.Run())}
 	r.stdout, r.stderr = so.String(), se.String()
 	const want = "planc run: protection of plan files and read_only paths is off: planc runs as uid 0 without CAP_SYS_ADMIN, " +
-		"and an unprivileged user namespace with a private mount namespace could not be set up " +
-		"(user.max_user_namespaces allows no more user namespaces); only the step refusals guard them\n"
+		"and an unprivileged user namespace with a private mount namespace could not be set up: " +
+		"user.max_user_namespaces allows no more user namespaces; only the step refusals guard them\n"
 	if r.code != 0 || r.stderr != want {
 		t.Fatalf("exit %d, stderr:\n%s\nwant:\n%s\nstdout:\n%s", r.code, r.stderr, want, r.stdout)
 	}

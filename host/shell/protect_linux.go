@@ -64,7 +64,7 @@ func protection(shim string) protectMode {
 			if m.userns {
 				who = fmt.Sprintf("planc runs as uid %d without CAP_SYS_ADMIN, and an unprivileged user namespace with a private mount namespace", os.Getuid())
 			}
-			m = protectMode{off: offPrefix + who + " could not be set up (" + err.Error() + ")" + offSuffix}
+			m = protectMode{off: offPrefix + who + " could not be set up: " + err.Error() + offSuffix}
 		}
 		protectHere = m
 	})
@@ -91,7 +91,7 @@ func probe(shim string, m protectMode) error {
 	case errors.Is(err, unix.ENOSPC) && m.userns:
 		return errors.New("user.max_user_namespaces allows no more user namespaces")
 	case (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)) && m.userns:
-		return errors.New("the kernel refuses unprivileged user namespaces (kernel.unprivileged_userns_clone, or a security module's policy)")
+		return errors.New("the kernel refuses unprivileged user namespaces, by kernel.unprivileged_userns_clone or a security module's policy")
 	case err != nil:
 		return err
 	}
