@@ -242,6 +242,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		caps:     capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: protectedPaths(r.m, r.manifestDir, h.plansDir)}
+	h.caps.Protect = h.shell.protect
 	// The checker's read_only paths: the manifest's, and the plan files.
 	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.plansDir)
 	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
@@ -255,8 +256,12 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 		h.scope = sc
-		if off := sc.ProtectionOff(); off != "" && r.cfg.Notice != nil && hasShell(prog) {
-			r.cfg.Notice(off)
+		// Asking starts the shim once: only for a plan with steps to
+		// protect (a capsule's command is one too).
+		if r.cfg.Notice != nil && hasShell(prog) {
+			if off := sc.ProtectionOff(); off != "" {
+				r.cfg.Notice(off)
+			}
 		}
 	}
 	// The MCP servers start in the scope, once; the plan is checked again
@@ -350,10 +355,10 @@ func needsScope(p *ast.Plan) bool {
 	return false
 }
 
-// hasShell reports whether prog has a shell step.
+// hasShell reports whether prog has a shell or capsule step.
 func hasShell(prog *ir.Program) bool {
 	for i := range prog.Steps {
-		if prog.Steps[i].Kind == ir.KindShell {
+		if k := prog.Steps[i].Kind; k == ir.KindShell || k == ir.KindCapsule {
 			return true
 		}
 	}

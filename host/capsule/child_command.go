@@ -59,7 +59,13 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 		// not keep Wait: the group is killed after it anyway.
 		WaitDelay: time.Second,
 	}
-	if err := cmd.Start(); err != nil {
+	// It runs as a shell step does: what the parent protects and this
+	// capsule's read_only paths are read-only for it (shell.Contain).
+	_, err = shell.Contain(cmd, r.protectedPaths(sess.Dir))
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
 	pgid := cmd.Process.Pid
@@ -123,4 +129,26 @@ func waitText(err error) string {
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
 	return "failed: " + err.Error()
+}
+
+// protectedPaths is what the command must not write: this sub-capsule's
+// plans/ and its manifest's read_only paths, absolute (shell.Contain adds
+// what the parent protects).
+func (r *child) protectedPaths(sessDir string) []string {
+	out := []string{absUnder("", filepath.Join(sessDir, session.PlansDir))}
+	for _, p := range r.m.Capabilities.ReadOnly {
+		out = append(out, absUnder(r.manifestDir, p.Name))
+	}
+	return out
+}
+
+// absUnder makes p absolute against base (itself made absolute), cleaned.
+func absUnder(base, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
 }

@@ -46,6 +46,9 @@ type Launcher struct {
 	depth int      // this session's depth: 0 at top level
 	grace time.Duration
 	exe   string // the planc to start as `planc __capsule`; "" is this one
+	// Protect is what the plan's steps must not write: handed to each
+	// child, whose own steps and command keep it read-only.
+	Protect []string
 
 	mu    sync.Mutex
 	ended []endedDelegation // ended by the cancel, in the order they ended

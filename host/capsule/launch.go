@@ -89,8 +89,9 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 		Path: exe,
 		Args: []string{"planc", Command, "--roost", roost, "--session", sessDir, rc.Path},
 		Dir:  d.task.WorkDir,
-		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth),
-			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1)),
+		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth, shell.EnvProtected),
+			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1),
+			shell.ProtectedEnv(d.Protect)),
 		Stdin: in, Stdout: out, Stderr: errf,
 		ExtraFiles: []*os.File{lifeR, statW},
 	}

@@ -5,8 +5,7 @@
 // starts exactly that file inside a leaf cgroup of the plan's scope, merges
 // its standard output and error in arrival order, enforces the step's bound
 // (S20: SIGTERM, then SIGKILL after a grace period), and leaves nothing
-// behind when the step's main process exits (runtime.md, "Shell steps,
-// subprocesses and the cgroup scope").
+// behind when the step's main process exits.
 //
 // On Linux, OpenScope finds this process's cgroup v2 (unified and hybrid
 // hosts alike) and creates the plan's scope in it; every Run gets a leaf of
@@ -16,21 +15,26 @@
 // (ScopeRefusal formats the whole line).
 //
 // Protection: a step must not modify, truncate, replace or delete the paths
-// in Spec.Protect (the session's plans/ and every read_only path), while it
-// can write everywhere else it could before. Landlock alone cannot say that
-// (its grants are inherited by files created later, so a directory that
-// contains a protected path could not hold new writable files), so
-// protected steps are started by planc re-executed as a small shim
-// (ShimMain, `planc __shim`) in a private mount namespace where each
-// protected path is bind-mounted read-only; a Landlock domain (or, without
-// Landlock, dropped capabilities) then keeps the step from unmounting or
-// remounting them and from reaching the real files through another
-// process's /proc/PID/root. To keep the per-step cost small, one such shim
-// per scope stays up as the spawner of its protected steps; a shim per step
-// remains for a request too big for the spawner's socket.
-// Scope.ProtectionOff says, in one line, when protection is impossible
-// here. shim_linux.go documents the mechanism and its limits,
-// spawner_linux.go the spawner.
+// in Spec.Protect (the session's plans/ and every read_only path), nor
+// undo that, nor leave the plan's scope, while it can write everywhere else
+// it could before. Protected steps are started by planc re-executed as a
+// small shim (ShimMain, `planc __shim`) in new mount, cgroup and PID
+// namespaces (and, when planc is not root, an unprivileged user namespace
+// of its own): each protected path is bind-mounted read-only, the step
+// sees its scope's cgroups read-only and no cgroup above, a /proc of its
+// own PID namespace and no process outside it; then the shim drops every
+// capability but root's file-access ones from every set, sets
+// no_new_privs, enters a Landlock domain where the kernel has Landlock,
+// and installs a seccomp filter denying the mount API, namespaces and a
+// few kernel surfaces. To keep the per-step cost small, one such shim per
+// scope stays up as the spawner of its protected steps (process 1 of their
+// PID namespace); a shim per step remains for a request too big for the
+// spawner's socket, and Contain runs a capsule's command entrypoint
+// through one. Whether this kernel and user allow it is learnt once per
+// process; Scope.ProtectionOff says, in one line, when they do not.
+// shim_linux.go documents the mechanism and its limits, spawner_linux.go
+// the spawner, seccomp_linux.go the filter; docs/security.md is the
+// threat model and the attack classes with the tests that pin them.
 //
 // Elsewhere than Linux there are no cgroups: a Scope puts each step in a
 // process group of its own and signals the group, which a process that

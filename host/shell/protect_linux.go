@@ -1,12 +1,32 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
 	"sync"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
+
+// EnvLock names the environment variable that chooses the lock by hand:
+// "caps" makes planc use the caps lock (lockCaps: everything but
+// Landlock) even where the kernel has Landlock, as a kernel without it
+// would; "landlock" or unset lets planc choose. It is for tests of the
+// path older kernels take, and for a kernel whose Landlock misbehaves.
+const EnvLock = "PLANC_PROTECT_LOCK"
+
+// protectMode is how this process protects steps.
+type protectMode struct {
+	lock   string // lockLandlock or lockCaps; "" when protection is off
+	userns bool   // planc is not root: the shim gets a user namespace
+	off    string // why protection is off, "" when it is on
+}
 
 // LandlockABI returns the Landlock ABI version this kernel offers, 0 when
 // it offers none (not built in, or not among the active LSMs).
@@ -18,17 +38,105 @@ func LandlockABI() int {
 	return int(v)
 }
 
-// protection decides, once per process, how steps are protected: the lock
-// (lockLandlock or lockCaps), or "" and the one-line reason it is off.
-var protection = sync.OnceValues(func() (lock, off string) {
-	if !hasCapSysAdmin() {
-		return "", "protection of plan files and read_only paths is off: a private mount namespace needs CAP_SYS_ADMIN, which planc does not have (run it as root); only the step refusals guard them"
+// offPrefix begins every line that says protection is off.
+const offPrefix = "protection of plan files and read_only paths is off: "
+
+// offSuffix ends it.
+const offSuffix = "; only the step refusals guard them"
+
+var (
+	protectOnce sync.Once
+	protectHere protectMode
+)
+
+// protection decides, once per process, how steps are protected: it
+// chooses the lock and the namespaces, and starts the shim once with
+// -probe (shim as the executable) to learn whether this kernel and this
+// user allow them; when they do not, protection is off and off says why.
+func protection(shim string) protectMode {
+	protectOnce.Do(func() {
+		m := protectMode{lock: lockCaps, userns: !hasCapSysAdmin()}
+		if LandlockABI() >= 1 && os.Getenv(EnvLock) != lockCaps {
+			m.lock = lockLandlock
+		}
+		if err := probe(shim, m); err != nil {
+			who := "a private mount namespace for the steps"
+			if m.userns {
+				who = fmt.Sprintf("planc runs as uid %d without CAP_SYS_ADMIN, and an unprivileged user namespace with a private mount namespace", os.Getuid())
+			}
+			m = protectMode{off: offPrefix + who + " could not be set up: " + err.Error() + offSuffix}
+		}
+		protectHere = m
+	})
+	return protectHere
+}
+
+// probe starts the shim in -probe mode with m's namespaces and returns
+// why it could not set itself up, or nil.
+func probe(shim string, m protectMode) error {
+	dir, err := OwnCgroupDir()
+	if err != nil {
+		return err
 	}
-	if LandlockABI() >= 1 {
-		return lockLandlock, ""
+	args := []string{shimPath(shim), ShimCommand, "-lock", m.lock, "-ro", os.TempDir(), "-cgroup", dir, "-report", "-probe"}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
 	}
-	return lockCaps, ""
-})
+	defer r.Close()
+	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{w}, SysProcAttr: m.attr(-1)}
+	err = cmd.Start()
+	w.Close()
+	switch {
+	case errors.Is(err, unix.ENOSPC) && m.userns:
+		return errors.New("user.max_user_namespaces allows no more user namespaces")
+	case (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)) && m.userns:
+		return errors.New("the kernel refuses unprivileged user namespaces, by kernel.unprivileged_userns_clone or a security module's policy")
+	case err != nil:
+		return err
+	}
+	msg, _ := io.ReadAll(r)
+	werr := cmd.Wait()
+	switch {
+	case len(msg) > 0:
+		return errors.New(strings.TrimPrefix(string(msg), "protecting the step's read-only paths: "))
+	case werr != nil:
+		return werr
+	}
+	return nil
+}
+
+// shimPath is the shim executable: shim, or planc itself.
+func shimPath(shim string) string {
+	if shim == "" {
+		return "/proc/self/exe"
+	}
+	return shim
+}
+
+// attr returns how planc starts a shim (shim_linux.go): in a session of
+// its own, in new mount, cgroup and PID namespaces (and a user namespace
+// when planc is not root), inside the cgroup open as cgroupFD when it is
+// not -1.
+func (m protectMode) attr(cgroupFD int) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{
+		Setsid:     true,
+		Cloneflags: unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWPID,
+	}
+	if cgroupFD >= 0 {
+		a.UseCgroupFD, a.CgroupFD = true, cgroupFD
+	}
+	if m.userns {
+		// planc's own user and group only; the shim gets the
+		// capabilities it needs over the new namespace alone, and
+		// drops them before any step runs.
+		a.Cloneflags |= unix.CLONE_NEWUSER
+		a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+		a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+		a.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+	}
+	return a
+}
 
 // hasCapSysAdmin reports whether this process has CAP_SYS_ADMIN in its
 // effective set.

@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultGrace is how long a step has between SIGTERM at its bound and
-// SIGKILL (runtime.md).
+// SIGKILL (S20).
 const DefaultGrace = 5 * time.Second
 
 // ShimCommand is the hidden planc subcommand that runs ShimMain: the
@@ -49,7 +49,8 @@ type Spec struct {
 	// Grace is the time between SIGTERM and SIGKILL; 0 is DefaultGrace.
 	Grace time.Duration
 	// Protect lists absolute paths (files or directories, recursively)
-	// the step must not modify, truncate, replace or delete. A path that
+	// the step must not modify, truncate, replace or delete; the paths
+	// this process was handed in EnvProtected join them. A path that
 	// does not exist when the scope's spawner for this list starts (at the
 	// first step that gives it) is not protected. Ignored when the
 	// scope's ProtectionOff is not "".

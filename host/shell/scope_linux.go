@@ -18,12 +18,11 @@ import (
 
 // scopeSys is the Linux part of a Scope.
 type scopeSys struct {
-	dir  string // the scope's cgroup directory
-	seq  int    // the last leaf's number
-	lock string // how a step is kept from undoing its protection: lockLandlock, lockCaps; "" when protection is off
-	off  string // why protection is off, "" when it is on
+	dir string // the scope's cgroup directory
+	seq int    // the last leaf's number
 
 	perStep  bool                // a shim per protected step, no spawner (tests)
+	lock     string              // the lock to use instead of this process's (tests)
 	spawnMu  sync.Mutex          // held while a spawner starts
 	spawners map[string]*spawner // by protected paths
 }
@@ -77,7 +76,6 @@ func OpenScope(name string) (*Scope, error) {
 		return nil, err
 	}
 	s := &Scope{sys: scopeSys{dir: child}}
-	s.sys.lock, s.sys.off = protection()
 	// Steps get standard input, output and error only: no descriptor this
 	// process inherited without close-on-exec may reach them.
 	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
@@ -89,8 +87,19 @@ func (s *Scope) Dir() string { return s.sys.dir }
 
 // ProtectionOff returns "" when the kernel enforces Spec.Protect, and
 // otherwise one line saying that the protection is off and why, for the
-// host to print once on standard error.
-func (s *Scope) ProtectionOff() string { return s.sys.off }
+// host to print once on standard error. The first call (or the first
+// protected step) starts the shim once to learn it; later calls, in any
+// scope of this process, return what it learnt.
+func (s *Scope) ProtectionOff() string { return protection(s.Shim).off }
+
+// mode returns how this scope protects its steps.
+func (s *Scope) mode() protectMode {
+	m := protection(s.Shim)
+	if m.lock != "" && s.sys.lock != "" {
+		m.lock = s.sys.lock
+	}
+	return m
+}
 
 // Kill sends SIGKILL to every process in the scope at once (a second
 // SIGINT); the steps running end with the error "killed: …", and later
@@ -145,13 +154,13 @@ func (s *Scope) Close() error {
 // of its own when the request is too big for the spawner's socket, and
 // directly otherwise.
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
-	protect := cleanProtect(sp.Protect)
+	protect := cleanProtect(append(inherited(), sp.Protect...))
 	for _, p := range protect {
 		if !filepath.IsAbs(p) {
 			return nil, fmt.Errorf("protected path %q is not absolute", p)
 		}
 	}
-	if s.sys.lock == "" {
+	if len(protect) > 0 && s.mode().lock == "" {
 		protect = nil
 	}
 	var spw *spawner
@@ -188,6 +197,7 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 			l.finish()
 			return nil, err
 		}
+		cmd.SysProcAttr = s.mode().attr(l.fd)
 	}
 	err = cmd.Start()
 	l.closeFD()
@@ -222,28 +232,25 @@ func (s *Scope) newLeaf(kind string) (*leaf, error) {
 }
 
 // viaShim makes cmd run through `Shim __shim` (shim_linux.go), which makes
-// protect read-only for the step and then execs it; the shim reports a
-// failed set-up on fd 3.
+// protect read-only for the step, with its view of the cgroups rooted at
+// the step's leaf l, and then runs it; the shim reports a failed set-up
+// on fd 3. The caller sets cmd's SysProcAttr.
 func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
 	}
 	l.report, l.reportW = r, w
-	args := append(s.shimArgs(protect), "-report", "--", cmd.Path)
+	args := append(shimArgs(s.Shim, s.mode().lock, protect), "-cgroup", l.dir, "-report", "--", cmd.Path)
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = args[0]
 	cmd.ExtraFiles = []*os.File{w}
 	return nil
 }
 
-// shimArgs returns the shim's command line up to its mode.
-func (s *Scope) shimArgs(protect []string) []string {
-	shim := s.Shim
-	if shim == "" {
-		shim = "/proc/self/exe"
-	}
-	args := []string{shim, ShimCommand, "-lock", s.sys.lock}
+// shimArgs returns the shim's command line up to its cgroup and mode.
+func shimArgs(shim, lock string, protect []string) []string {
+	args := []string{shimPath(shim), ShimCommand, "-lock", lock}
 	for _, p := range protect {
 		args = append(args, "-ro", p)
 	}

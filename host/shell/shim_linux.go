@@ -1,17 +1,29 @@
 package shell
 
-// The shim: how a shell step is kept from writing its protected paths.
+// The shim: how a step is kept from writing its protected paths, and from
+// undoing that.
 //
-// The shim runs in one of two modes: `planc __shim -lock MODE -ro PATH…
-// -report -- FILE ARGV…` execs one step, and `planc __shim -lock MODE -ro
-// PATH… -report -spawn` is a scope's spawner (spawner_linux.go), which starts many. Run
-// uses the spawner, and a shim per step only for a request too big for the
-// spawner's socket. On one locked OS thread, the shim:
+// The shim runs in one of three modes: `planc __shim -lock MODE -ro PATH…
+// -cgroup DIR [-report] -- FILE ARGV…` runs one step; `… -cgroup SCOPE
+// -move LEAF -report -spawn` is a scope's spawner (spawner_linux.go),
+// which starts many; `… -probe` sets everything up and exits, to learn
+// whether this machine allows it (protect_linux.go). Run uses the
+// spawner, a shim per step only for a request too big for the spawner's
+// socket; a capsule's command entrypoint runs through a shim of its own
+// (Contain).
 //
-//  1. enters a new mount namespace (unshare CLONE_NEWNS: the thread's own,
-//     so a shim run by hand cannot touch the host's mounts) and makes
-//     every mount in it a slave of the host's (nothing it mounts
-//     propagates back, while the host's new mounts still show);
+// planc starts the shim in a new mount namespace, a new cgroup namespace
+// rooted at the cgroup DIR it starts in (planc clones it into DIR with
+// CLONE_INTO_CGROUP, or DIR is planc's own), and a new PID namespace of
+// which the shim is process 1. When planc is
+// not root, the same clone also makes a new user namespace whose only
+// user and group are planc's own, and gives the shim CAP_SYS_ADMIN and
+// CAP_SETPCAP over that namespace alone (ambient): an unprivileged user
+// namespace with a private mount namespace, as bubblewrap makes one. On
+// one locked OS thread the shim then:
+//
+//  1. makes every mount in its namespace a slave of the host's: nothing
+//     it mounts propagates back, while the host's new mounts still show;
 //  2. bind-mounts each protected path onto itself and makes the bind
 //     read-only, recursively (mount_setattr with AT_RECURSIVE): writing,
 //     truncating or creating under it fails with EROFS; unlinking,
@@ -21,70 +33,96 @@ package shell
 //     included, stays exactly as writable as it was: the step can create
 //     and write files next to a protected file or in the working directory
 //     that holds the session directory;
-//  3. locks that in: with Landlock (lockLandlock) it enters a Landlock
-//     domain, in which the kernel refuses every mount, umount, remount or
-//     move_mount (so the binds cannot be undone) and ptrace access to any
-//     process outside the domain (so the real files cannot be reached
-//     through /proc/PID/root of planc or any other process, and no mount
-//     namespace fd of theirs can be had for setns). The domain handles one
-//     access right, making block devices, and grants it on /, so it denies
-//     no file access. Without Landlock (lockCaps) it drops CAP_SYS_ADMIN
-//     and CAP_SYS_PTRACE from the bounding set instead, to the same ends;
-//     either way it drops CAP_DAC_READ_SEARCH, which open_by_handle_at
-//     would use to reopen a protected file through a writable mount;
-//  4. execs FILE with ARGV, or as the spawner starts each step, from the
-//     same OS thread: namespaces, Landlock domains and the bounding set
-//     belong to the thread, and exec and fork keep the thread's.
+//  3. binds DIR over every cgroup2 mount, read-only, and makes every
+//     cgroup v1 mount read-only: the step sees its own cgroup
+//     namespace's tree and no cgroup above it, so it can neither write its
+//     pid into an ancestor's cgroup.procs nor open an ancestor to clone a
+//     process into it (CLONE_INTO_CGROUP only needs a descriptor of the
+//     directory, which a read-only mount alone would still give);
+//  4. mounts a new /proc for its PID namespace: no process outside the
+//     namespace (planc, the spawner's parent, any other process of the
+//     machine) has a /proc/PID a step could use for root, cwd, fd or mem,
+//     nor a PID a step could ptrace, signal or take a pidfd of;
+//  5. the spawner, first of all, moves itself into its leaf LEAF: it
+//     starts in the scope, so that its steps' cgroup namespace is rooted
+//     at the scope and they see its tree, and the namespace's root stays
+//     where the clone made it;
+//  6. locks down (lockdown_linux.go): not dumpable, no_new_privs, every
+//     capability dropped from every set but, for root, the file-access
+//     ones (rootKeeps); under the landlock lock (lockLandlock) a Landlock
+//     domain that denies no file access but, being a domain, forbids
+//     every change to the mount topology and ptrace access to any process
+//     outside it; and a seccomp filter (seccomp_linux.go) that denies the
+//     mount API, setns, namespace-making clone and unshare,
+//     open_by_handle_at and a few kernel surfaces. The caps lock
+//     (lockCaps) is the same without Landlock, for kernels that have
+//     none;
+//  7. starts the step as its own child, from the same OS thread (mount
+//     namespaces, capabilities, no_new_privs, Landlock domains and
+//     seccomp filters all belong to the thread, and fork and exec keep
+//     the thread's), and, as process 1 of the namespace, reaps the
+//     processes the steps orphan.
 //
-// A step's shim writes a failed set-up to fd 3, which the exec closes
-// (close-on-exec) when all went well, and Run makes the report the step's
-// error; the spawner sends it on its socket (fd 3) instead.
+// A shim for one step exits with the step's exit status, or 128+N when
+// signal N ended it (process 1 of a PID namespace cannot end itself by a
+// signal; bubblewrap does the same). Ending, it ends every process left in
+// its namespace. It writes a failed set-up to fd 3 when -report says fd 3
+// is the report pipe (and closes it when the step has started), to
+// standard error otherwise; the spawner sends it on its socket (fd 3).
 //
 // Why not Landlock alone: Landlock only grants, and a grant on a directory
 // covers every file created beneath it later. To keep a step from writing
 // plans/ inside the working directory W, W itself could not be granted
 // WRITE_FILE, so a file the step creates directly in W (or in a directory
 // it creates there, like cargo's target/) could not be written; likewise
-// next to a protected file. That is the case runtime.md requires to work.
+// next to a protected file, which planc must allow.
 //
 // Limits: the protection holds against a step's file operations, not
 // against a root step that sets out to defeat it through raw block
-// devices or the like. A step may still rename a directory that holds a
-// protected path (the files move with it, unchanged). A path that does not
-// exist when the shim or spawner starts is not protected. A hard link to a
-// protected file made elsewhere before the step is the same file, and is
-// not protected. chmod, chown and utimes on a protected path fail with
-// EROFS like any write. A protected path that is a symbolic link protects
-// its target, not the link. Under the Landlock lock a step can mount
-// nothing, and cannot ptrace, or read /proc/PID/{environ,fd,mem,root} of,
-// a process outside its domain (planc's, or any other outside the plan's
-// protected steps and the spawner).
+// devices or the like (it keeps root's file access). A step may still
+// rename a directory that holds a protected path (the files move with it,
+// unchanged). A path that does not exist when the shim or spawner starts
+// is not protected. A hard link to a protected file made elsewhere before
+// the step is the same file, and is not protected. chmod, chown and
+// utimes on a protected path fail with EROFS like any write. A protected
+// path that is a symbolic link protects its target, not the link. clone3
+// cannot be filtered by its flags (they are in memory): a step can make a
+// user namespace with it, in which the seccomp filter still denies every
+// mount call and the kernel locks the copied mounts, and it can start a
+// process in another cgroup of its own plan's scope (which it sees
+// read-only); that process ends with the plan at the latest.
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
+	"os/exec"
+	"os/signal"
 	"runtime"
-	"slices"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
 // The ways a step is kept from undoing its read-only binds.
 const (
-	lockLandlock = "landlock" // a Landlock domain
-	lockCaps     = "caps"     // CAP_SYS_ADMIN and CAP_SYS_PTRACE dropped
+	lockLandlock = "landlock" // privileges dropped, seccomp, a Landlock domain
+	lockCaps     = "caps"     // privileges dropped, seccomp, no Landlock
 )
+
+// fdReport is the shim's report pipe, or the spawner's socket.
+const fdReport = 3
 
 // shimConfig is the shim's parsed command line.
 type shimConfig struct {
 	lock   string
 	ro     []string
-	report bool // fd 3 is the report pipe, or the spawner's socket
-	spawn  bool // the spawner, not one step
+	cgroup string // the cgroup the shim starts in: the root of its view
+	move   string // the spawner's leaf, which it moves into
+	report bool   // fd 3 is the report pipe, or the spawner's socket
+	spawn  bool   // the spawner, not one step
+	probe  bool   // set up, then exit
 	file   string
 	argv   []string
 }
@@ -100,18 +138,23 @@ func parseShim(args []string) (shimConfig, error) {
 				return c, errors.New("no command after --")
 			}
 			c.file, c.argv = args[1], args[2:]
-			return c, nil
+			return c, c.check()
 		case a == "-report":
 			c.report = true
 			args = args[1:]
-		case a == "-spawn" && len(args) == 1:
-			c.spawn = true
-			return c, nil
-		case (a == "-ro" || a == "-lock") && len(args) > 1:
-			if a == "-ro" {
+		case (a == "-spawn" || a == "-probe") && len(args) == 1:
+			c.spawn, c.probe = a == "-spawn", a == "-probe"
+			return c, c.check()
+		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup" || a == "-move"):
+			switch a {
+			case "-ro":
 				c.ro = append(c.ro, args[1])
-			} else {
+			case "-lock":
 				c.lock = args[1]
+			case "-cgroup":
+				c.cgroup = args[1]
+			case "-move":
+				c.move = args[1]
 			}
 			args = args[2:]
 		default:
@@ -121,27 +164,43 @@ func parseShim(args []string) (shimConfig, error) {
 	return c, errors.New("no command after --")
 }
 
-// ShimMain is `planc __shim`, with the arguments after __shim, run by a
-// Scope in a leaf cgroup of its own: it makes the protected paths
-// read-only, locks that in, and then either execs the step's file or, with
-// -spawn, serves as the scope's spawner of protected steps on fd 3. A
-// step's shim returns only on failure, with the exit status 127, after
-// writing the reason to fd 3 when -report says it is the report pipe, to
-// standard error otherwise.
+// check reports what the command line lacks.
+func (c shimConfig) check() error {
+	switch {
+	case c.cgroup == "":
+		return errors.New("-cgroup is required")
+	case c.spawn && !c.report:
+		return errors.New("the spawner needs its socket on fd 3 (-report)")
+	}
+	return nil
+}
+
+// ShimMain is `planc __shim`, with the arguments after __shim, which a
+// Scope (or Contain) starts in new namespaces: it makes the protected
+// paths read-only, hides the cgroups above its own and every process
+// outside, drops what could undo that, and then runs one step or, with
+// -spawn, serves as the scope's spawner of protected steps on fd 3. It
+// returns the exit status for planc to exit with: the step's, or 127
+// when the set-up failed, after writing why to fd 3 when -report says it
+// is the report pipe, to standard error otherwise.
 func ShimMain(args []string) int {
 	c, err := parseShim(args)
 	report := 2
 	if c.report {
 		// fd 3 is used raw: an *os.File for it could be finalized,
 		// closing it.
-		report = 3
-		unix.FcntlInt(3, unix.F_SETFD, unix.FD_CLOEXEC)
+		report = fdReport
+		unix.FcntlInt(fdReport, unix.F_SETFD, unix.FD_CLOEXEC)
 	}
 	// The step gets standard input, output and error, nothing else.
 	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
 	say := func(msg string) int {
-		if report == 2 {
+		switch {
+		case report == 2:
 			msg = "planc " + ShimCommand + ": " + msg + "\n"
+		case c.spawn: // the socket carries replies
+			b, _ := json.Marshal(spawnReply{Err: msg})
+			msg = string(b)
 		}
 		unix.Write(report, []byte(msg))
 		return 127
@@ -149,95 +208,78 @@ func ShimMain(args []string) int {
 	if err != nil {
 		return say(err.Error())
 	}
-	runtime.LockOSThread() // the thread that is restricted is the one that execs
+	// As process 1 of its PID namespace the shim gets only the signals it
+	// handles: it takes them all and lets them pass (planc signals the
+	// steps themselves), so that no SIGTERM meant for the step, nor any
+	// signal a step sends, ends it and with it every step.
+	signal.Notify(make(chan os.Signal, 1))
+	runtime.LockOSThread() // the thread that is restricted is the one that starts the steps
 	if c.spawn {
-		if !c.report {
-			return say("the spawner needs its socket on fd 3 (-report)")
-		}
 		return serveSpawner(c)
 	}
-	if err := shimProtect(c); err != nil {
+	if err := shimSetUp(c); err != nil {
 		return say("protecting the step's read-only paths: " + err.Error())
 	}
-	err = unix.Exec(c.file, c.argv, os.Environ())
-	return say(fmt.Sprintf("exec %s: %v", c.file, err))
+	if c.probe {
+		return 0
+	}
+	return runOne(c, say)
 }
 
-// shimProtect does steps 1 to 3 of the shim.
-func shimProtect(c shimConfig) error {
+// shimSetUp does steps 1 to 6 of the shim (step 5, the spawner's move,
+// first).
+func shimSetUp(c shimConfig) error {
 	if c.lock != lockLandlock && c.lock != lockCaps {
 		return fmt.Errorf("unknown lock %q", c.lock)
 	}
-	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
-		return fmt.Errorf("entering a mount namespace: %w", err)
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
-		return fmt.Errorf("making mounts slaves of the host's: %w", err)
-	}
-	for _, p := range c.ro {
-		if err := bindReadOnly(p); err != nil {
-			return err
-		}
-	}
-	if err := unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_DAC_READ_SEARCH, 0, 0, 0); err != nil {
-		return fmt.Errorf("dropping CAP_DAC_READ_SEARCH: %w", err)
-	}
-	if c.lock == lockLandlock {
-		return landlockLock()
-	}
-	for _, cp := range []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_PTRACE} {
-		if err := unix.Prctl(unix.PR_CAPBSET_DROP, cp, 0, 0, 0); err != nil {
-			return fmt.Errorf("dropping capability %d: %w", cp, err)
-		}
-	}
-	return nil
-}
-
-// bindReadOnly makes p, and every mount beneath it, read-only in this
-// mount namespace. A p that does not exist (or is a symbolic link to
-// nothing) is left alone.
-func bindReadOnly(p string) error {
-	if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-		return fmt.Errorf("bind-mounting %s: %w", p, err)
-	}
-	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
-	err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE, &attr)
-	if err == unix.ENOSYS {
-		err = unix.Mount("", p, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, "")
-	}
+	prog, err := stepFilter()
 	if err != nil {
-		return fmt.Errorf("making %s read-only: %w", p, err)
+		return err
 	}
-	return nil
-}
-
-// cleanProtect cleans the protected paths and drops those beneath
-// another (binding the outer one read-only covers them).
-func cleanProtect(paths []string) []string {
-	var out []string
-	for _, p := range paths {
-		if p != "" {
-			out = append(out, filepath.Clean(p))
+	if c.move != "" {
+		// The cgroup namespace's root stays where the shim started.
+		if err := os.WriteFile(c.move+"/cgroup.procs", []byte("0"), 0); err != nil {
+			return fmt.Errorf("moving into the spawner's leaf: %w", unwrapPath(err))
 		}
 	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	var kept []string
-	for _, p := range out {
-		if !slices.ContainsFunc(kept, func(k string) bool { return under(p, k) }) {
-			kept = append(kept, p)
-		}
+	if err := setUpView(c); err != nil {
+		return err
 	}
-	return kept
+	var keep []uintptr
+	if os.Getuid() == 0 {
+		keep = rootKeeps
+	}
+	return lockDown(c.lock, keep, prog)
 }
 
-// under reports whether p lies strictly beneath dir.
-func under(p, dir string) bool {
-	if dir == "/" {
-		return p != "/"
+// runOne starts the step as the shim's child and reaps every process of
+// the namespace until the step has ended; it returns the step's exit
+// status.
+func runOne(c shimConfig, say func(string) int) int {
+	cmd := &exec.Cmd{Path: c.file, Args: c.argv, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	if err := cmd.Start(); err != nil {
+		return say(fmt.Sprintf("exec %s: %v", c.file, unwrapPath(err)))
 	}
-	return strings.HasPrefix(p, dir+"/")
+	if c.report {
+		unix.Close(fdReport) // set up: planc's read of the report ends
+	}
+	pid := cmd.Process.Pid
+	cmd.Process.Release()
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 127 // no child left: cannot happen while the step runs
+		}
+		if got != pid {
+			continue // an orphan of the step
+		}
+		if ws.Signaled() {
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
 }

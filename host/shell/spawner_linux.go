@@ -1,13 +1,14 @@
 package shell
 
 // The spawner: one `planc __shim -spawn` per scope and set of protected
-// paths, already in the private mount namespace and Landlock domain that
-// the shim sets up (shim_linux.go), which starts each protected step as its
-// own child. It spares each step a re-exec of planc, which is most of what
-// a step costs (runtime.md: "a long-lived, already restricted spawner per
-// plan beats a re-exec per step").
+// paths, already in the namespaces and under the restrictions that the
+// shim sets up (shim_linux.go), which starts each protected step as its
+// own child. It spares each step a re-exec of planc and the set-up, which
+// would be most of what a step costs: the set-up is per scope, not per
+// step.
 //
-// It lives in a leaf cgroup of the scope, and talks over a SOCK_SEQPACKET
+// It starts in the scope (its steps' cgroup namespace is rooted there),
+// moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
 // socket pair (its fd 3): a request is one JSON spawnRequest with two
 // descriptors (the step's output pipe and its leaf cgroup, into which the
 // spawner clones the step with CLONE_INTO_CGROUP); the replies are JSON
@@ -107,11 +108,21 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 	}
 	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxMessage)
 	theirs := os.NewFile(uintptr(fds[1]), "spawner")
-	args := append(s.shimArgs(protect), "-report", "-spawn")
-	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	// It starts in the scope, where its cgroup namespace is rooted, and
+	// moves into its leaf.
+	scopeFD, err := unix.Open(s.sys.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		theirs.Close()
+		unix.Close(fds[0])
+		l.finish()
+		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
+	}
+	m := s.mode()
+	args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", s.sys.dir, "-move", l.dir, "-report", "-spawn")
+	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}, SysProcAttr: m.attr(scopeFD)}
 	err = cmd.Start()
 	theirs.Close()
+	unix.Close(scopeFD)
 	l.closeFD()
 	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan spawnReply{}, done: make(chan struct{})}
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/planc/planc/host/shell"
 )
 
 var (
@@ -46,8 +48,14 @@ func PlancBinary(t testing.TB) string {
 }
 
 // Main runs the tests and removes what PlancBinary built; its result is
-// the exit status: a TestMain ends with os.Exit(testkit.Main(m)).
+// the exit status: a TestMain ends with os.Exit(testkit.Main(m)). When
+// host/shell re-executes the test binary as its shim (`/proc/self/exe
+// __shim …`, as shell.Contain does for a capsule's command), Main runs the
+// shim instead of the tests.
 func Main(m *testing.M) int {
+	if len(os.Args) > 1 && os.Args[1] == shell.ShimCommand {
+		return shell.ShimMain(os.Args[2:])
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

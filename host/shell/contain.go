@@ -1,0 +1,65 @@
+package shell
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// EnvProtected names the environment variable through which a planc
+// hands the paths its steps must not write to the processes it starts: a
+// sub-capsule's planc (`planc __capsule`) gets its parent's, and so does
+// any planc a step runs. Its value is a JSON array of absolute paths.
+// Scope.Run and Contain protect them too, beside the ones they are given:
+// a sub-capsule applies its own manifest to its own steps, but they never
+// reach what its parent protects.
+const EnvProtected = "PLANC_PROTECTED"
+
+// ProtectedEnv returns the EnvProtected=… entry that hands protect to a
+// child process.
+func ProtectedEnv(protect []string) string {
+	b, _ := json.Marshal(cleanProtect(append(inherited(), protect...)))
+	return EnvProtected + "=" + string(b)
+}
+
+// inherited returns the paths this process was handed in EnvProtected;
+// a value that is not a JSON array of strings hands none.
+func inherited() []string {
+	var paths []string
+	if v := os.Getenv(EnvProtected); v != "" {
+		if json.Unmarshal([]byte(v), &paths) != nil {
+			return nil
+		}
+	}
+	return paths
+}
+
+// cleanProtect cleans the protected paths and drops those beneath
+// another (binding the outer one read-only covers them).
+func cleanProtect(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p != "" {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	var kept []string
+	for _, p := range out {
+		if !slices.ContainsFunc(kept, func(k string) bool { return under(p, k) }) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
+// under reports whether p lies strictly beneath dir.
+func under(p, dir string) bool {
+	if dir == "/" {
+		return p != "/"
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
