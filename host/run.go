@@ -265,6 +265,8 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, 
 	h.plansDir = absPath("", filepath.Join(sess.Dir, PlansDir))
 	h.caps = newDelegations(cfg, m, workDir, sess, pf.N, tr)
 	h.shell = shellSpec{dir: workDir, timeout: shellTimeout(cfg, m), protect: protectedPaths(m, manifestDir, h.plansDir)}
+	// The built-in tools check what they open against the same paths.
+	h.tools.Protected = protect.NewSet(h.shell.protect, []string{h.tools.NotesPath})
 	// The checker's read_only paths: the manifest's, and the plan files.
 	ro := append(ast.Names(m.Capabilities.ReadOnly), h.plansDir)
 	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: manifestDir, Hooks: m.Hooks, WorkDir: workDir})
