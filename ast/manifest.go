@@ -103,6 +103,11 @@ type Capabilities struct {
 	// ShellTimeout is capabilities.shell.timeout, the bound of every shell
 	// step; nil when not given (the host's default applies).
 	ShellTimeout *DurationAt
+	// ShellEnv is capabilities.shell.env: the variables set for shell
+	// steps and a command entrypoint, over what they inherit (EnvVar), in
+	// source order.
+	ShellEnv     []EnvVar
+	ShellEnvSpan Span // the env object
 
 	// SpawnAllow is capabilities.spawn.allow: namespaced capsule names such
 	// as "local/worker" (semantics S15).
@@ -135,6 +140,10 @@ type MCPServer struct {
 	// Command is the argv that starts the server: never empty, no empty word.
 	Command     []string
 	CommandSpan Span
+	// Env is the server's "env": the variables set for it, over what it
+	// inherits (EnvVar), in source order.
+	Env     []EnvVar
+	EnvSpan Span // the env object
 }
 
 // Hook is one element of "hooks" (runtime.md, "Refusals of one step").

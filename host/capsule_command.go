@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -49,6 +51,7 @@ func runCommandCapsule(ctx context.Context, cfg *CapsuleConfig, st *statusWriter
 	}
 	cmd := &exec.Cmd{
 		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: cfg.WorkDir,
+		Env:   envpolicy.Environ(os.Environ(), ast.EnvMap(m.Capabilities.ShellEnv)),
 		Stdin: bytes.NewReader(objective), Stdout: cfg.Stdout, Stderr: cfg.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 		// A process the command left holding its standard streams must

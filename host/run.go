@@ -13,6 +13,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
@@ -264,7 +265,8 @@ func runPlan(ctx context.Context, cfg *Config, m *ast.Manifest, plan *ast.Plan, 
 	}
 	h.plansDir = absPath("", filepath.Join(sess.Dir, PlansDir))
 	h.caps = newDelegations(cfg, m, workDir, sess, pf.N, tr)
-	h.shell = shellSpec{dir: workDir, timeout: shellTimeout(cfg, m), protect: protectedPaths(m, manifestDir, h.plansDir)}
+	h.shell = shellSpec{dir: workDir, timeout: shellTimeout(cfg, m), protect: protectedPaths(m, manifestDir, h.plansDir),
+		env: envpolicy.Environ(os.Environ(), ast.EnvMap(m.Capabilities.ShellEnv))}
 	// The built-in tools check what they open against the same paths.
 	h.tools.Protected = protect.NewSet(h.shell.protect, []string{h.tools.NotesPath})
 	// The checker's read_only paths: the manifest's, and the plan files.
