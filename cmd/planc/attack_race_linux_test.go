@@ -238,3 +238,57 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestAttackToolLinks: write-file through a symbolic link is refused with
+// the path to write instead, and through a hard link to a read_only file
+// or a directory above one renamed since planc started, with the
+// protected path; nothing protected changes, and a plain write lands.
+func TestAttackToolLinks(t *testing.T) {
+	if plancBin == "" {
+		t.Skip("no go command to build planc with")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	attackFiles(t, dir,
+		"capsule.json", `{"name": "local/links", "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["ro"]}},
+			"tools": {"builtin": ["write-file"]}}`,
+		"ro/secret", "secret\n", "out/v2/keep", "",
+		"plan.json", `{"id": "links", "steps": [
+			{"id": "sym", "tool": "write-file", "on_error": "continue", "input": {"path": "out/current/x.txt", "content": "x"}},
+			{"id": "hard", "tool": "write-file", "on_error": "continue", "input": {"path": "hard", "content": "pwned"}},
+			{"id": "plain", "tool": "write-file", "input": {"path": "out/v2/x.txt", "content": "x"}}
+		]}`)
+	if err := os.Symlink("v2", filepath.Join(dir, "out", "current")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "ro", "secret"), filepath.Join(dir, "hard")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "plan.json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	got := attackSteps(t, stdout, stderr)
+	want := map[string]string{
+		"sym": `write-file: "out/current/x.txt" goes through a symbolic link ("out/current" is one); built-in tools follow no symbolic links, ` +
+			`so that no step can redirect a write: write to the path it resolves to, "` + dir + `/out/v2/x.txt"`,
+		"hard": `write-file: refused: "hard" (as opened, "` + dir + `/hard") is a hard link to a file under the protected path "` + dir + `/ro", ` +
+			`which no tool call may change; write elsewhere`,
+	}
+	for id, msg := range want {
+		if s := got[id]; s.Status != "failed" || derefOr(s.Error) != msg {
+			t.Errorf("%s: %s %s\nwant %s", id, s.Status, derefOr(s.Error), msg)
+		}
+	}
+	if s := got["plain"]; s.Status != "success" {
+		t.Errorf("plain: %s %s", s.Status, derefOr(s.Error))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ro", "secret")); string(b) != "secret\n" {
+		t.Errorf("the read_only file was changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "v2", "x.txt")); err != nil {
+		t.Errorf("the plain write: %v", err)
+	}
+}

@@ -24,8 +24,10 @@
 // missing), then checks what it opened: the directory and every one above
 // it by device and inode against the Set's protected directories, the real
 // path against the Set's paths, and the file by device and inode against
-// its protected files (a hard link is the same file). Truncation waits for
-// the checks. A path with a symbolic link in it is refused with a
+// its protected files (a hard link is the same file) and, when it has more
+// than one name, against the files with more than one name under the
+// protected directories (looked for once, on the first such write).
+// Truncation waits for the checks. A path with a symbolic link in it is refused with a
 // *SymlinkError naming the link and the path it resolves to: the fix is to
 // write that path.
 //

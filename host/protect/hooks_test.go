@@ -111,3 +111,6 @@ func TestShellHookUnread(t *testing.T) {
 
 // shQuote quotes s for a shell.
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// hooksDenyRm is one on-shell hook denying rm.
+var hooksDenyRm = []ast.Hook{{Index: 0, On: ast.HookOnShell, Match: "rm *", CommitPolicy: ast.CommitDeny}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,7 +22,18 @@ type Set struct {
 	byID     map[fileID]*setEntry
 	hasDirs  bool // a directory entry exists: ancestors must be walked
 	writable []writableFile
+
+	// linked holds the files with more than one name under the protected
+	// directories, found on the first write of a file with more than one
+	// name; linkedAll is false when there were too many to look at all.
+	linkOnce  sync.Once
+	linked    map[fileID]*setEntry
+	linkedAll bool
 }
+
+// maxLinkWalk bounds the entries of the protected directories looked at
+// for hard links (a variable for tests).
+var maxLinkWalk = 1 << 20
 
 // fileID is a file's identity: its device and inode numbers.
 type fileID struct{ dev, ino uint64 }
@@ -93,6 +105,9 @@ type ProtectedError struct {
 	Path string
 	// Protected is the protected path it is, or lies under.
 	Protected string
+	// HardLink is true when the file opened is another name of a file
+	// under the protected directory Protected.
+	HardLink bool
 }
 
 func (e *ProtectedError) Error() string {
@@ -100,8 +115,11 @@ func (e *ProtectedError) Error() string {
 	if e.Path != "" && e.Path != e.Protected {
 		at = fmt.Sprintf(" (as opened, %q)", e.Path)
 	}
-	return fmt.Sprintf("refused: %q%s is the protected path %q or lies under it, which no tool call may change; write elsewhere",
-		e.Name, at, e.Protected)
+	what := "is the protected path %q or lies under it"
+	if e.HardLink {
+		what = "is a hard link to a file under the protected path %q"
+	}
+	return fmt.Sprintf("refused: %q%s "+what+", which no tool call may change; write elsewhere", e.Name, at, e.Protected)
 }
 
 // dirEntry returns the protected directory fd is, or nil.
@@ -182,6 +200,37 @@ func (s *Set) checkDir(fd int, leaf, name string, ancestors bool) error {
 	return fmt.Errorf("cannot check the directories above %q: too deep", name)
 }
 
+// findLinks records the regular files with more than one name under the
+// protected directories, at most maxLinkWalk entries in all. Steps cannot
+// link a protected file anew (the kernel protection refuses it), so the
+// links that exist when it runs are all there will be.
+func (s *Set) findLinks() {
+	s.linked = map[fileID]*setEntry{}
+	s.linkedAll = true
+	n := 0
+	for i := range s.entries {
+		e := &s.entries[i]
+		if !e.dir {
+			continue
+		}
+		filepath.WalkDir(e.path, func(p string, d fs.DirEntry, err error) error {
+			if n++; n > maxLinkWalk {
+				s.linkedAll = false
+				return fs.SkipAll
+			}
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) == nil && st.Nlink > 1 {
+				s.linked[idOf(&st)] = e
+			}
+			return nil
+		})
+	}
+}
+
+// notRegular is the refusal of a file that is not a regular file.
 func notRegular(name string) error {
 	return fmt.Errorf("%q is not a regular file; built-in tools write regular files only", name)
 }
@@ -194,9 +243,20 @@ func (s *Set) checkFile(fd int, name string) error {
 		return &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	if s != nil {
-		if e := s.byID[idOf(&st)]; e != nil {
+		e, link := s.byID[idOf(&st)], false
+		if e == nil && st.Nlink > 1 && st.Mode&unix.S_IFMT == unix.S_IFREG && s.hasDirs {
+			// Another name of the file may lie in a protected directory.
+			s.linkOnce.Do(s.findLinks)
+			e = s.linked[idOf(&st)]
+			link = e != nil
+			if e == nil && !s.linkedAll {
+				return fmt.Errorf("%q has other names (hard links), and the protected directories are too big to look for them all; "+
+					"write a file with one name, or remove it first", name)
+			}
+		}
+		if e != nil {
 			real, _ := fdPath(fd)
-			return &ProtectedError{Name: name, Path: real, Protected: e.path}
+			return &ProtectedError{Name: name, Path: real, Protected: e.path, HardLink: link}
 		}
 	}
 	switch {

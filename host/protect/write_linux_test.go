@@ -92,6 +92,9 @@ func testOpenWrite(t *testing.T) {
 	must(os.Symlink("../ro", filepath.Join(dir, "work/dirlink")))
 	must(os.Symlink(filepath.Join(dir, "safe"), filepath.Join(dir, "work/tosafe")))
 	must(os.Link(filepath.Join(dir, "plan"), filepath.Join(dir, "work/hard")))
+	must(os.Link(filepath.Join(dir, "ro/keep"), filepath.Join(dir, "work/hardro")))
+	must(os.WriteFile(filepath.Join(dir, "work/two"), nil, 0o644))
+	must(os.Link(filepath.Join(dir, "work/two"), filepath.Join(dir, "work/two2")))
 	must(syscall.Mkfifo(filepath.Join(dir, "work/fifo"), 0o644))
 	// A directory above a protected one renamed after the Set was made:
 	// its path is no longer the Set's, its identity is.
@@ -120,6 +123,8 @@ func testOpenWrite(t *testing.T) {
 		{name: "ro/sub/more/new", is: &prot},
 		{name: "plan", is: &prot},
 		{name: "work/hard", is: &prot, msg: `"work/hard" (as opened, "` + dir + `/work/hard") is the protected path "` + dir + `/plan"`},
+		{name: "work/hardro", is: &prot, msg: `is a hard link to a file under the protected path "` + dir + `/ro"`},
+		{name: "work/two", ok: true}, // two names, neither protected
 		{name: "moved/prot/x", is: &prot},
 		{name: "moved/prot/a/b", is: &prot},
 		{name: "work/fifo", msg: "not a regular file"},
@@ -156,6 +161,24 @@ func testOpenWrite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "work/ro.txt")); string(b) != "orig" {
 		t.Errorf("the 0444 file was changed: %q", b)
+	}
+}
+
+// TestOpenWriteLinksTooMany: when the protected directories are too big
+// to look for hard links in, a file with more than one name is refused.
+func TestOpenWriteLinksTooMany(t *testing.T) {
+	dir, set := writeTree(t)
+	old := maxLinkWalk
+	maxLinkWalk = 1
+	t.Cleanup(func() { maxLinkWalk = old })
+	os.WriteFile(filepath.Join(dir, "work/one"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "work/two"), nil, 0o644)
+	os.Link(filepath.Join(dir, "work/two"), filepath.Join(dir, "work/two2"))
+	if err := writeAt(dir, "work/one", "x", set); err != nil {
+		t.Errorf("a file with one name: %v", err)
+	}
+	if err := writeAt(dir, "work/two", "x", set); err == nil || !strings.Contains(err.Error(), "has other names (hard links)") {
+		t.Errorf("a file with two names: %v", err)
 	}
 }
 
