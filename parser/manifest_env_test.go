@@ -43,7 +43,8 @@ func TestParseManifestEnv(t *testing.T) {
 	}
 }
 
-// envRefusalCases are refused env sections, as diagLines formats them.
+// envRefusalCases are refused env sections, as diagLines formats them;
+// TestParseManifestRefusals runs them.
 var envRefusalCases = []struct {
 	name string
 	src  string
@@ -77,18 +78,4 @@ var envRefusalCases = []struct {
 		"1:71 manifest-wrong-type: tools.mcp.gh.env must be an object of variable names to values, not a string; write \"env\": {\"MY_API_KEY\": \"${MY_API_KEY}\", \"RUST_LOG\": \"debug\"}",
 		"1:112 manifest-unknown-field: unknown field \"evn\" in tools.mcp.b; did you mean \"env\"? [env]",
 	}},
-}
-
-func TestParseManifestEnvRefusals(t *testing.T) {
-	for _, tc := range envRefusalCases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, ds := ParseManifest([]byte(tc.src), DefaultLimits())
-			if d := cmp.Diff(tc.want, diagLines(ds)); d != "" {
-				t.Errorf("diagnostics (-want +got):\n%s", d)
-				for _, l := range diagLines(ds) {
-					t.Logf("%q,", l)
-				}
-			}
-		})
-	}
 }

@@ -399,7 +399,7 @@ var refusalCases = []struct {
 }
 
 func TestParseManifestRefusals(t *testing.T) {
-	for _, tc := range refusalCases {
+	for _, tc := range append(refusalCases, envRefusalCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ds := ParseManifest([]byte(tc.src), DefaultLimits())
 			if d := cmp.Diff(tc.want, diagLines(ds)); d != "" {

@@ -52,6 +52,18 @@ func attackRun(t *testing.T, dir string, args ...string) (stdout, stderr string,
 	return so.String(), se.String(), code
 }
 
+// attackNeedScope skips t where there is no planc binary or no delegated
+// cgroup v2 scope (planc run refuses shell steps without one).
+func attackNeedScope(t *testing.T) {
+	t.Helper()
+	if plancBin == "" {
+		t.Skip("no go command to build planc with")
+	}
+	if err := shell.Probe(); err != nil {
+		t.Skipf("no delegated cgroup v2 scope here: %v", err)
+	}
+}
+
 // attackStep is a step of the report, as far as these tests read it.
 type attackStep struct {
 	ID     string  `json:"step_id"`
@@ -100,12 +112,7 @@ const raceWrites = 400
 // The read_only file and the plan file keep their bytes, no file appears
 // in either directory, and writes to the plain names do land.
 func TestAttackToolRace(t *testing.T) {
-	if plancBin == "" {
-		t.Skip("no go command to build planc with")
-	}
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
+	attackNeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
 	plans := filepath.Join(sess, "plans")

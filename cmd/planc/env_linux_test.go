@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/planc/planc/host/shell"
 )
 
 // The environment policy through planc run: shell steps, a capsule's
@@ -86,12 +84,7 @@ func envMCPServer(t *testing.T) string {
 // its entry's env. No process gets a secret that is not passed to it, and
 // all of them keep PLAIN_SETTING.
 func TestRunEnvPolicy(t *testing.T) {
-	if plancBin == "" {
-		t.Skip("no go command to build planc with")
-	}
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
+	attackNeedScope(t)
 	server := envMCPServer(t)
 	dir := t.TempDir()
 	attackFiles(t, dir,
@@ -135,12 +128,7 @@ func TestRunEnvPolicy(t *testing.T) {
 // TestRunEnvDefault: with no env in the manifest, a shell step sees none
 // of planc's secrets and everything else.
 func TestRunEnvDefault(t *testing.T) {
-	if plancBin == "" {
-		t.Skip("no go command to build planc with")
-	}
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
+	attackNeedScope(t)
 	dir := t.TempDir()
 	attackFiles(t, dir,
 		"capsule.json", `{"name": "local/env", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["env", "sh"]}}}`,

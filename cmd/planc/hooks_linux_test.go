@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/planc/planc/host/shell"
 )
 
 // TestRunShellHookWords: a deny hook "rm *" refuses every spelling of
@@ -16,12 +14,7 @@ import (
 // that runs it, through planc run: each step fails with the hook's
 // refusal, the trace has its call_denied line, and x is still there.
 func TestRunShellHookWords(t *testing.T) {
-	if plancBin == "" {
-		t.Skip("no go command to build planc with")
-	}
-	if err := shell.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
+	attackNeedScope(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
 	denied := map[string]string{

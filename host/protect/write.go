@@ -273,5 +273,27 @@ func walkError(dir, rel string, err error) error {
 	return &fs.PathError{Op: "open", Path: rel, Err: err}
 }
 
+// walkBeneath opens directory rel beneath base component by component,
+// each with O_NOFOLLOW: what openat2 does in one call, where there is no
+// openat2.
+func walkBeneath(base int, rel string) (int, error) {
+	cur, err := unix.Openat(base, ".", dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if rel == "." {
+		return cur, nil
+	}
+	for _, c := range strings.Split(rel, "/") {
+		next, err := openDirAt(cur, c)
+		unix.Close(cur)
+		if err != nil {
+			return -1, err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
 // errSymlink is a component found to be a symbolic link by the walk.
 var errSymlink = errors.New("a symbolic link")

@@ -43,27 +43,6 @@ func openBeneath(base int, rel string) (int, error) {
 	return walkBeneath(base, rel) // renames keep racing openat2: walk instead
 }
 
-// walkBeneath opens directory rel beneath base component by component,
-// each with O_NOFOLLOW: what openat2 does, on kernels without it.
-func walkBeneath(base int, rel string) (int, error) {
-	cur, err := unix.Openat(base, ".", dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	if rel == "." {
-		return cur, nil
-	}
-	for _, c := range strings.Split(rel, "/") {
-		next, err := openDirAt(cur, c)
-		unix.Close(cur)
-		if err != nil {
-			return -1, err
-		}
-		cur = next
-	}
-	return cur, nil
-}
-
 // openDirAt opens the directory c, one component, in dir without
 // following it if it is a symbolic link: O_PATH with O_NOFOLLOW opens a
 // link itself, which the fstat then tells apart.

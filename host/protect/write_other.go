@@ -2,35 +2,14 @@
 
 package protect
 
-import (
-	"strings"
-
-	"golang.org/x/sys/unix"
-)
+import "golang.org/x/sys/unix"
 
 // dirFlags open a directory only to resolve paths from it and to stat it.
 const dirFlags = unix.O_RDONLY
 
-// openBeneath opens directory rel beneath base component by component,
-// each with O_NOFOLLOW (there is no openat2 here).
-func openBeneath(base int, rel string) (int, error) {
-	cur, err := unix.Openat(base, ".", dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	if rel == "." {
-		return cur, nil
-	}
-	for _, c := range strings.Split(rel, "/") {
-		next, err := openDirAt(cur, c)
-		unix.Close(cur)
-		if err != nil {
-			return -1, err
-		}
-		cur = next
-	}
-	return cur, nil
-}
+// openBeneath opens directory rel beneath base: walkBeneath, as there is
+// no openat2 here.
+func openBeneath(base int, rel string) (int, error) { return walkBeneath(base, rel) }
 
 // openDirAt opens the directory c, one component, in dir without
 // following it if it is a symbolic link.
