@@ -12,7 +12,7 @@ const DefaultManifestVersion = "0.1.0"
 // The events a hook binds to (Hook.On).
 const (
 	HookOnToolCall = "on-tool-call" // matches tool names
-	HookOnShell    = "on-shell"     // matches the shell command line
+	HookOnShell    = "on-shell"     // matches the commands a shell step runs
 )
 
 // The commit policies of a hook (Hook.CommitPolicy).
@@ -155,8 +155,9 @@ type Hook struct {
 	On     string
 	OnSpan Span
 	// Match is a glob where * matches anything: a tool name for
-	// on-tool-call, the command line for on-shell. Empty (absent) matches
-	// every call.
+	// on-tool-call; for on-shell, the step's words joined by single spaces
+	// and each command found in them (protect.ShellCommands). Empty
+	// (absent) matches every call.
 	Match     string
 	MatchSpan Span
 	// CommitPolicy is CommitDeny or CommitAllow.
