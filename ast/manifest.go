@@ -12,7 +12,7 @@ const DefaultManifestVersion = "0.1.0"
 // The events a hook binds to (Hook.On).
 const (
 	HookOnToolCall = "on-tool-call" // matches tool names
-	HookOnShell    = "on-shell"     // matches the shell command line
+	HookOnShell    = "on-shell"     // matches the commands a shell step runs
 )
 
 // The commit policies of a hook (Hook.CommitPolicy).
@@ -103,6 +103,11 @@ type Capabilities struct {
 	// ShellTimeout is capabilities.shell.timeout, the bound of every shell
 	// step; nil when not given (the host's default applies).
 	ShellTimeout *DurationAt
+	// ShellEnv is capabilities.shell.env: the variables set for shell
+	// steps and a command entrypoint, over what they inherit (EnvVar), in
+	// source order.
+	ShellEnv     []EnvVar
+	ShellEnvSpan Span // the env object
 
 	// SpawnAllow is capabilities.spawn.allow: namespaced capsule names such
 	// as "local/worker" (semantics S15).
@@ -135,6 +140,10 @@ type MCPServer struct {
 	// Command is the argv that starts the server: never empty, no empty word.
 	Command     []string
 	CommandSpan Span
+	// Env is the server's "env": the variables set for it, over what it
+	// inherits (EnvVar), in source order.
+	Env     []EnvVar
+	EnvSpan Span // the env object
 }
 
 // Hook is one element of "hooks" (runtime.md, "Refusals of one step").
@@ -146,8 +155,9 @@ type Hook struct {
 	On     string
 	OnSpan Span
 	// Match is a glob where * matches anything: a tool name for
-	// on-tool-call, the command line for on-shell. Empty (absent) matches
-	// every call.
+	// on-tool-call; for on-shell, the step's words joined by single spaces
+	// and each command found in them (protect.ShellCommands). Empty
+	// (absent) matches every call.
 	Match     string
 	MatchSpan Span
 	// CommitPolicy is CommitDeny or CommitAllow.

@@ -58,6 +58,7 @@ type shellSpec struct {
 	dir     string        // the working directory
 	timeout time.Duration // the bound (S20)
 	protect []string      // absolute paths no step may write under
+	env     []string      // the environment (envpolicy.Environ)
 }
 
 var _ vm.Host = (*runHost)(nil)
@@ -104,7 +105,7 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 	if h.scope == nil {
 		return "", errors.New("no cgroup scope is open for shell steps")
 	}
-	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect})
+	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env})
 	return h.task.Cut(c.Step.ID, c.Index, string(r.Output), r.Err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
@@ -241,8 +243,11 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		observe:  r.cfg.Observe,
 		caps:     capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
-	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: protectedPaths(r.m, r.manifestDir, h.plansDir)}
+	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: protectedPaths(r.m, r.manifestDir, h.plansDir),
+		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
 	h.caps.Protect = h.shell.protect
+	// The built-in tools check what they open against the same paths.
+	h.tools.Builtins.Protected = protect.NewSet(h.shell.protect, []string{h.tools.Builtins.NotesPath})
 	// The checker's read_only paths: the manifest's, and the plan files.
 	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.plansDir)
 	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})

@@ -62,7 +62,7 @@ func misplaced(key string) string {
 		return "tools"
 	case "submit":
 		return "capabilities.plan"
-	case "timeout":
+	case "timeout", "env":
 		return "capabilities.shell"
 	case "read_only":
 		return "capabilities.filesystem"
@@ -118,9 +118,10 @@ func (p *manifestParser) capabilities(c *ast.Capabilities, f map[string]*ast.Mem
 			c.PlanSubmit, c.PlanSubmitSpan = v.Bool, v.Span
 		}
 	}
-	sf, _ := p.sub(f, "shell", "capabilities.shell", `write "shell": {"allow": ["bash"]}`, "allow", "timeout")
+	sf, _ := p.sub(f, "shell", "capabilities.shell", `write "shell": {"allow": ["bash"]}`, "allow", "timeout", "env")
 	c.ShellAllow, c.ShellAllowSpan = p.strList(sf["allow"], "capabilities.shell.allow", false, p.binaryName)
 	c.ShellTimeout = p.timeout(sf["timeout"])
+	c.ShellEnv, c.ShellEnvSpan = p.env(sf["env"], "capabilities.shell.env")
 	sp, _ := p.sub(f, "spawn", "capabilities.spawn", `write "spawn": {"allow": ["local/worker"]}`, "allow")
 	c.SpawnAllow, c.SpawnAllowSpan = p.strList(sp["allow"], "capabilities.spawn.allow", false, p.capsuleName)
 	fs, _ := p.sub(f, "filesystem", "capabilities.filesystem", `write "filesystem": {"read_only": ["src"]}`, "read_only")
@@ -148,11 +149,13 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 			continue
 		}
 		srv := ast.MCPServer{Name: s.Key, NameSpan: s.KeySpan, Span: s.Value.Span}
-		if c := p.fields(s.Value, path, []string{"command"})["command"]; c != nil {
+		sf := p.fields(s.Value, path, []string{"command", "env"})
+		if c := sf["command"]; c != nil {
 			srv.Command, srv.CommandSpan = p.command(c, path+".command")
 		} else {
 			p.report(CodeManifestMissingField, s.KeySpan, "", "%s has no %q; add \"command\": [\"<binary>\", \"<argument>\"]", path, "command")
 		}
+		srv.Env, srv.EnvSpan = p.env(sf["env"], path+".env")
 		if srv.Command != nil {
 			out = append(out, srv)
 		}

@@ -172,9 +172,10 @@ func TestParseManifestEntrypointCommand(t *testing.T) {
 // and from its canonical re-encoding.
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(fullManifest))
-	for _, tc := range refusalCases {
+	for _, tc := range append(refusalCases, envRefusalCases...) {
 		f.Add([]byte(tc.src))
 	}
+	f.Add([]byte(envManifest))
 	lim := Limits{MaxBytes: 1 << 20, MaxDepth: 64, MaxSteps: 100}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, ds := ParseManifest(src, lim)
@@ -239,6 +240,16 @@ func encodeManifest(m *ast.Manifest) []byte {
 	if c.ShellTimeout != nil {
 		shell = append(shell, `"timeout":`+q(c.ShellTimeout.Raw))
 	}
+	env := func(vars []ast.EnvVar) string {
+		var kv []string
+		for _, v := range vars {
+			kv = append(kv, q(v.Name)+":"+q(v.Value))
+		}
+		return obj(kv)
+	}
+	if c.ShellEnvSpan.IsValid() {
+		shell = append(shell, `"env":`+env(c.ShellEnv))
+	}
 	if shell != nil {
 		caps = append(caps, `"shell":`+obj(shell))
 	}
@@ -257,7 +268,11 @@ func encodeManifest(m *ast.Manifest) []byte {
 	if m.Tools.MCPSpan.IsValid() {
 		var srv []string
 		for _, s := range m.Tools.MCP {
-			srv = append(srv, q(s.Name)+`:{"command":`+list(s.Command)+"}")
+			e := ""
+			if s.EnvSpan.IsValid() {
+				e = `,"env":` + env(s.Env)
+			}
+			srv = append(srv, q(s.Name)+`:{"command":`+list(s.Command)+e+"}")
 		}
 		tools = append(tools, `"mcp":`+obj(srv))
 	}
@@ -384,7 +399,7 @@ var refusalCases = []struct {
 }
 
 func TestParseManifestRefusals(t *testing.T) {
-	for _, tc := range refusalCases {
+	for _, tc := range append(refusalCases, envRefusalCases...) {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ds := ParseManifest([]byte(tc.src), DefaultLimits())
 			if d := cmp.Diff(tc.want, diagLines(ds)); d != "" {

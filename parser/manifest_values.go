@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
 )
@@ -140,4 +141,72 @@ func (p *manifestParser) timeout(m *ast.Member) *ast.DurationAt {
 		return &ast.DurationAt{D: d, Raw: s, Span: v.Span}
 	}
 	return nil
+}
+
+// env reads an env object (capabilities.shell.env, an MCP server's env):
+// variable names to value templates (ast.ParseEnvValue). A null value is
+// the same as an absent variable.
+func (p *manifestParser) env(m *ast.Member, path string) ([]ast.EnvVar, ast.Span) {
+	const example = `{"MY_API_KEY": "${MY_API_KEY}", "RUST_LOG": "debug"}`
+	if m == nil || !p.want(m.Value, ast.Object, path, "an object of variable names to values", "write \"env\": "+example) {
+		return nil, ast.Span{}
+	}
+	var out []ast.EnvVar
+	for _, v := range m.Value.Members {
+		if !ast.IsEnvName(v.Key) {
+			sugg := envName(v.Key)
+			fix := "write letters, digits and \"_\", not starting with a digit"
+			if sugg != "" {
+				fix = fmt.Sprintf("write it as %q", sugg)
+			}
+			p.report(CodeManifestBadValue, v.KeySpan, sugg, "%s has the variable %q, whose name is not a variable name; %s", path, v.Key, fix)
+			continue
+		}
+		vp := path + "." + v.Key
+		switch v.Value.Kind {
+		case ast.Null:
+			continue
+		case ast.String:
+		default:
+			fix := `write "${` + v.Key + `}" to pass planc's own ` + v.Key + `, or a value in quotes`
+			switch v.Value.Kind {
+			case ast.Number:
+				fix = fmt.Sprintf("write it in quotes, as in %q", v.Value.Str)
+			case ast.Bool:
+				fix = fmt.Sprintf("write it in quotes, as in %q", fmt.Sprint(v.Value.Bool))
+			}
+			p.want(v.Value, ast.String, vp, "a string", fix)
+			continue
+		}
+		if _, err := ast.ParseEnvValue(v.Value.Str); err != nil {
+			p.report(CodeManifestBadValue, v.Value.Span, "", "%s: %v; write ${NAME} for planc's own variable NAME, or $$ for a \"$\"", vp, err)
+			continue
+		}
+		if strings.IndexByte(v.Value.Str, 0) >= 0 {
+			p.report(CodeManifestBadValue, v.Value.Span, "", "%s holds a NUL byte, which no environment can hold; remove it", vp)
+			continue
+		}
+		out = append(out, ast.EnvVar{Name: v.Key, NameSpan: v.KeySpan, Value: v.Value.Str, ValueSpan: v.Value.Span})
+	}
+	return out, m.Value.Span
+}
+
+// envName returns name with every character a variable name cannot hold
+// made "_" (and "_" put before a leading digit), "" when that leaves
+// nothing of it.
+func envName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	s := string(b)
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "_" + s
+	}
+	if strings.Trim(s, "_") == "" || !utf8.ValidString(name) || len(name) != len([]rune(name)) {
+		return ""
+	}
+	return s
 }

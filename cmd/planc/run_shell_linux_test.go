@@ -232,7 +232,7 @@ func TestRunShellRefusals(t *testing.T) {
 	testkit.WriteFiles(t, dir, "src/keep.go", "package keep\n", "capsule.json", `{
 		"name": "local/guarded",
 		"capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh", "echo"]}, "filesystem": {"read_only": ["src"]}},
-		"hooks": [{"on": "on-shell", "match": "echo *", "commit_policy": "deny"}]
+		"hooks": [{"on": "on-shell", "match": "echo h*", "commit_policy": "deny"}]
 	}`, "plan.json", `{"id": "guard", "steps": [
 		{"id": "ro", "shell": "sh -c 'echo x > src/keep.go'", "on_error": "continue"},
 		{"id": "hook", "shell": "echo hi", "on_error": "continue"},

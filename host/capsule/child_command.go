@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -14,6 +15,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
@@ -54,6 +57,7 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	cmd := &exec.Cmd{
 		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: r.cfg.WorkDir,
 		Stdin: bytes.NewReader(objective), Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr,
+		Env:         envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv)),
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 		// A process the command left holding its standard streams must
 		// not keep Wait: the group is killed after it anyway.

@@ -9,8 +9,15 @@ import (
 // command reads one simple command: words[0] names it, as a path or a
 // bare name. cwds are the directories it may run in.
 func (a *analyzer) command(words []word, cwds []string, depth int) {
-	if len(words) == 0 || depth > maxDepth || a.found != nil {
+	if len(words) == 0 || a.found != nil {
 		return
+	}
+	if depth > maxDepth {
+		a.truncated = true
+		return
+	}
+	if a.visit != nil {
+		a.visit(words)
 	}
 	name, ok := words[0].exactVal()
 	if !ok || name == "" {

@@ -1,7 +1,9 @@
 // Package protect decides the runtime host's step-level refusals: the two
-// checks of the seed's "What a plan may reach" that every tool step and
-// every shell step passes before it is dispatched (runtime.md, "Refusals of
-// one step").
+// checks, read_only and hooks, that every tool step and every shell step
+// passes before it is dispatched (docs/manifest.md, "hooks" and
+// "capabilities"); and it opens the files the built-in tools write so that
+// no step racing them can redirect a write into the protected set (Set,
+// OpenWrite, WriteFile; docs/security-protect.md).
 //
 // In the flow of `planc run`, the VM asks the host's Refuse before a tool or
 // shell step's first dispatch (vm.Host.Refuse); the host builds one Checker
@@ -9,7 +11,25 @@
 // Checker.Shell. A non-nil *Refusal refuses the step: the host writes the
 // trace line named by Refusal.Kind (protected_path_denied or call_denied)
 // and returns the Refusal as the error, whose text becomes the step's error
-// in the report. Capsule steps are never put to these checks.
+// in the report. Capsule steps are never put to these checks. The host
+// also builds one Set per run from the same protected paths; the built-in
+// write-file and notes open their files with OpenWrite against it.
+//
+// # Writes of the built-in tools
+//
+// OpenWrite resolves a tool's path beneath a trusted directory (the working
+// directory, or "/" for a path outside it) and opens it in one step,
+// following no symbolic link (openat2 with RESOLVE_NO_SYMLINKS and
+// RESOLVE_BENEATH; O_NOFOLLOW component by component where openat2 is
+// missing), then checks what it opened: the directory and every one above
+// it by device and inode against the Set's protected directories, the real
+// path against the Set's paths, and the file by device and inode against
+// its protected files (a hard link is the same file) and, when it has more
+// than one name, against the files with more than one name under the
+// protected directories (looked for once, on the first such write).
+// Truncation waits for the checks. A path with a symbolic link in it is refused with a
+// *SymlinkError naming the link and the path it resolves to: the fix is to
+// write that path.
 //
 // # Order of the checks
 //
@@ -21,13 +41,32 @@
 //
 // # Hooks
 //
-// A hook's match is a glob over the whole tool name (on-tool-call) or the
-// whole command line as written in the plan (on-shell): "*" matches any
-// text, spaces and slashes included, "?" matches one character, and every
-// other character, "[" and "\" included, matches itself. An absent match
-// matches every call. An on-shell hook sees the command line only: the
-// hook "rm *" does not match `bash -c "rm -rf build"` (write "*rm *").
+// A hook's match is a glob: "*" matches any text, spaces and slashes
+// included, "?" matches one character, and every other character, "[" and
+// "\" included, matches itself. An absent match matches every call. An
+// on-tool-call hook's match is held against the tool's name.
 //
+// An on-shell hook's match is held against what the step runs, not
+// against the text of its command line (ShellCommands): first the step's
+// words, as the runtime split them (S14), joined by single spaces, so
+// " rm x", "rm<TAB>x", "'rm' x" and `r"m" x` are all "rm x"; then every
+// command the read_only check reads in them, each as its words joined by
+// single spaces: the command a wrapper runs (sudo, env, timeout, nice,
+// xargs, find -exec, …), and every simple command of a bash -c or sh -c
+// script or an eval, parsed with mvdan.cc/sh/v3/syntax, with its quotes and
+// escapes removed as a shell removes them. So "rm *" matches `bash -c 'cd
+// d && rm x'` (its command "rm x"), `sudo rm x` and `xargs rm`. A command
+// whose first word is a path is also held as that word's last part
+// ("/bin/rm x" as "rm x"). A word whose value cannot be known before the
+// script runs is held as written ("rm $f"). The rest of a script that does
+// not parse is cut at ; & | ( ) { } ` and newlines, and each piece, quotes
+// dropped, is held as a command. A script past the bounds of the analysis
+// (below) is refused by the first denying on-shell hook, since the hook
+// cannot be held against all of it.
+//
+// Not seen by hooks: what a command runs that is not written in the step
+// (a script run by file name, make, a command named by a variable or a
+// command substitution, aliases and functions that rename a command).
 // # read_only
 //
 // A path is protected when it is a read_only path or lies under one,
@@ -100,7 +139,8 @@
 //
 // This is a best-effort pre-check that refuses the common and the obvious
 // cases with a clear message; the kernel protection in the shell runner
-// (runtime.md, "Shell steps") is the real guard. Not seen: what any other
+// (host/shell) is the real guard for shell steps, and OpenWrite for the
+// built-in tools. Not seen: what any other
 // program writes (make, go, cargo, git, tar, patch, interpreters, scripts
 // run by file name, source), values of variables and command output,
 // arguments xargs reads from its input, aliases and functions redefining a

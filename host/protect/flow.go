@@ -29,7 +29,11 @@ func (a *analyzer) stmts(list []*syntax.Stmt, cwds []string, depth int) []string
 // stmt reads one statement: its redirections, opened before its command
 // runs, then the command.
 func (a *analyzer) stmt(st *syntax.Stmt, cwds []string, depth int) []string {
-	if st == nil || a.found != nil || a.steps > maxSteps {
+	if st == nil || a.found != nil {
+		return cwds
+	}
+	if a.steps > maxSteps {
+		a.truncated = true
 		return cwds
 	}
 	a.steps++

@@ -190,6 +190,12 @@ type analyzer struct {
 	via   string
 	found *finding
 	steps int // bounds the work of one analysis
+	// visit, when set, is given the words of every command read, before
+	// anything else is done with it (ShellCommands).
+	visit func(words []word)
+	// truncated is set when the analysis stopped at one of its bounds:
+	// there may be commands it did not read.
+	truncated bool
 }
 
 func (c *Checker) newAnalyzer() *analyzer {
@@ -207,6 +213,9 @@ func (c *Checker) newAnalyzer() *analyzer {
 func (a *analyzer) write(w word, tree bool, cwds []string) bool {
 	if a.found != nil {
 		return true
+	}
+	if len(a.roots) == 0 {
+		return false // only commands are looked for (ShellCommands)
 	}
 	switch w.kind {
 	case wordExact:

@@ -173,7 +173,7 @@ func (ti ToolInfo) Writes(tool string) bool {
 // the step's input with references substituted; nil or anything but a JSON
 // object has no paths. It returns nil when the step may run.
 func (c *Checker) Tool(tool string, input json.RawMessage, info ToolInfo) *Refusal {
-	if r := c.hook(ast.HookOnToolCall, tool); r != nil {
+	if r := c.hook(ast.HookOnToolCall, []string{tool}); r != nil {
 		return r
 	}
 	if !info.Writes(tool) || len(c.roots) == 0 {
@@ -190,52 +190,153 @@ func (c *Checker) Tool(tool string, input json.RawMessage, info ToolInfo) *Refus
 }
 
 // Shell checks a shell step about to be dispatched: the on-shell hooks
-// against commandLine (the command line as written in the plan; when empty,
-// argv joined with spaces), then the words of argv against read_only (see
-// the package comment). It returns nil when the step may run.
+// against the commands it runs (ShellCommands), then the words of argv
+// against read_only (see the package comment). commandLine is the command
+// line as written in the plan, for messages; argv is the runtime's split
+// of it (when argv is empty, commandLine split at white space). It returns
+// nil when the step may run.
 func (c *Checker) Shell(argv []string, commandLine string) *Refusal {
-	if commandLine == "" {
-		commandLine = strings.Join(argv, " ")
+	if len(argv) == 0 {
+		argv = strings.Fields(commandLine)
 	}
-	if r := c.hook(ast.HookOnShell, commandLine); r != nil {
-		return r
+	if c.denies(ast.HookOnShell) {
+		cmds, complete := shellCommands(argv)
+		if r := c.hook(ast.HookOnShell, cmds); r != nil {
+			return r
+		}
+		if !complete {
+			return c.unread(cmds[0])
+		}
 	}
 	if len(c.roots) == 0 || len(argv) == 0 {
 		return nil
 	}
 	a := c.newAnalyzer()
-	words := make([]word, len(argv))
-	for i, s := range argv {
-		words[i] = exactWord(s)
-	}
-	a.command(words, []string{c.workDir}, 0)
+	a.command(exactWords(argv), []string{c.workDir}, 0)
 	if a.found != nil {
 		return a.refusal()
 	}
 	return nil
 }
 
-// hook returns the refusal of the first denying hook on event on whose
-// match matches subject.
-func (c *Checker) hook(on, subject string) *Refusal {
+func exactWords(argv []string) []word {
+	words := make([]word, len(argv))
+	for i, s := range argv {
+		words[i] = exactWord(s)
+	}
+	return words
+}
+
+// ShellCommands returns what an on-shell hook's match is held against for
+// a shell step whose words are argv: argv joined by single spaces first,
+// then every command found in it, each as its words joined by single
+// spaces, in the order they are found and without repeats. The commands
+// found are those the read_only check reads (see the package comment):
+// the command a wrapper runs (sudo rm x: "rm x"), every simple command of
+// a bash -c or sh -c script and of an eval, parsed with mvdan.cc/sh
+// (bash -c 'cd d && rm x': "cd d", "rm x"), and what xargs and find -exec
+// run. Quotes and escapes in a script are removed as a shell removes them
+// ('rm' x, r"m" x and r\m x are all "rm x"); a word whose value cannot be
+// known is kept as written ("rm $f"), and an argument xargs or find adds
+// is "…". A command whose first word is a path is also given with that
+// word's last part ("/bin/rm x" and "rm x").
+func ShellCommands(argv []string) []string {
+	cmds, _ := shellCommands(argv)
+	return cmds
+}
+
+// shellCommands is ShellCommands, and whether the analysis read all of
+// argv (it stops at its bounds: 4096 statements, 8 nested shells).
+func shellCommands(argv []string) (cmds []string, complete bool) {
+	if len(argv) == 0 {
+		return nil, true
+	}
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	add(strings.Join(argv, " "))
+	a := &analyzer{c: &Checker{}}
+	a.visit = func(words []word) {
+		parts := make([]string, len(words))
+		for i, w := range words {
+			parts[i] = w.shown()
+		}
+		add(strings.Join(parts, " "))
+		if name, ok := words[0].exactVal(); ok && strings.Contains(name, "/") {
+			parts[0] = filepath.Base(name)
+			add(strings.Join(parts, " "))
+		}
+	}
+	a.command(exactWords(argv), nil, 0)
+	return out, !a.truncated
+}
+
+// denies reports whether a hook on event on can refuse a call.
+func (c *Checker) denies(on string) bool {
 	for _, h := range c.hooks {
-		if h.On != on || h.CommitPolicy != ast.CommitDeny || !globMatch(h.Match, subject) {
+		if h.On == on && h.CommitPolicy == ast.CommitDeny {
+			return true
+		}
+	}
+	return false
+}
+
+// unread is the refusal of a shell step too big to hold the on-shell
+// hooks against: the first denying one refuses it.
+func (c *Checker) unread(line string) *Refusal {
+	for _, h := range c.hooks {
+		if h.On == ast.HookOnShell && h.CommitPolicy == ast.CommitDeny {
+			return &Refusal{
+				Kind: CallDenied,
+				Hook: h.Index,
+				On:   h.On,
+				Message: fmt.Sprintf("refused by hook %d (%s, commit_policy deny): the command %q holds more commands or nested shells "+
+					"than are read (%d statements, %d levels), so the hook cannot be held against every one; split the step into smaller ones",
+					h.Index, h.On, line, maxSteps, maxDepth),
+			}
+		}
+	}
+	return nil
+}
+
+// hook returns the refusal of the first denying hook on event on whose
+// match matches one of subjects: the tool's name, or the commands of a
+// shell step (ShellCommands, the command line first).
+func (c *Checker) hook(on string, subjects []string) *Refusal {
+	for _, h := range c.hooks {
+		if h.On != on || h.CommitPolicy != ast.CommitDeny {
 			continue
 		}
-		what, fix := "the command line", "change the command or the hook"
-		if on == ast.HookOnToolCall {
-			what, fix = "the tool name", "call another tool or change the hook"
-		}
-		match := "no match: every call"
-		if h.Match != "" {
-			match = fmt.Sprintf("match %q", h.Match)
-		}
-		return &Refusal{
-			Kind: CallDenied,
-			Hook: h.Index,
-			On:   on,
-			Message: fmt.Sprintf("refused by hook %d (%s, %s, commit_policy deny): %s %q matches; %s",
-				h.Index, on, match, what, subject, fix),
+		for i, subject := range subjects {
+			if !globMatch(h.Match, subject) {
+				continue
+			}
+			var what string
+			fix := "change the command or the hook"
+			switch {
+			case on == ast.HookOnToolCall:
+				what, fix = fmt.Sprintf("the tool name %q", subject), "call another tool or change the hook"
+			case i == 0:
+				what = fmt.Sprintf("the command %q", subject)
+			default:
+				what = fmt.Sprintf("the command %q, which %q runs,", subject, subjects[0])
+			}
+			match := "no match: every call"
+			if h.Match != "" {
+				match = fmt.Sprintf("match %q", h.Match)
+			}
+			return &Refusal{
+				Kind: CallDenied,
+				Hook: h.Index,
+				On:   on,
+				Message: fmt.Sprintf("refused by hook %d (%s, %s, commit_policy deny): %s matches; %s",
+					h.Index, on, match, what, fix),
+			}
 		}
 	}
 	return nil

@@ -91,8 +91,8 @@ func TestHooks(t *testing.T) {
 		{[]string{"rm", "-rf", "build"}, "", shell(0)},        // the line defaults to argv joined
 		{[]string{"rm", "src/a.go"}, "rm src/a.go", shell(0)}, // hooks before read_only
 		{[]string{"rmdir", "x"}, "rmdir x", none},
-		{[]string{"echo", "rm", "x"}, "echo rm x", none}, // the whole line must match
-		{[]string{"bash", "-c", "rm x"}, "bash -c 'rm x'", none},
+		{[]string{"echo", "rm", "x"}, "echo rm x", none},                   // the whole line must match
+		{[]string{"bash", "-c", "rm x"}, "bash -c 'rm x'", shell(0)},       // each command of a script
 		{[]string{"git", "push", "--force"}, "git push --force", shell(4)}, // allow cancels no deny
 		{[]string{"git", "push"}, "git push", none},
 		{[]string{"curl", "x"}, "curl x", shell(5)},
@@ -140,7 +140,9 @@ func TestMessages(t *testing.T) {
 		want string
 	}{
 		{c.Shell([]string{"rm", "-rf", "build"}, ""),
-			`refused by hook 0 (on-shell, match "rm *", commit_policy deny): the command line "rm -rf build" matches; change the command or the hook`},
+			`refused by hook 0 (on-shell, match "rm *", commit_policy deny): the command "rm -rf build" matches; change the command or the hook`},
+		{c.Shell(bash("cd d && rm x"), ""),
+			`refused by hook 0 (on-shell, match "rm *", commit_policy deny): the command "rm x", which "bash -c cd d && rm x" runs, matches; change the command or the hook`},
 		{c.Tool("write-file", json.RawMessage(`{"path": "src/main.go"}`), ToolInfo{Builtin: true}),
 			`refused: step writes "src/main.go" (input "path" of tool write-file), which is under capabilities.filesystem.read_only "src"; write elsewhere or remove the path from read_only`},
 		{c.Shell(bash("echo hi > src/main.go"), ""),

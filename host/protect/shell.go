@@ -23,7 +23,11 @@ const (
 // script reads the commands of a shell script run with cwds as its
 // possible working directories.
 func (a *analyzer) script(src string, cwds []string, depth int) {
-	if depth > maxDepth || a.found != nil {
+	if a.found != nil {
+		return
+	}
+	if depth > maxDepth {
+		a.truncated = true
 		return
 	}
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
@@ -43,8 +47,30 @@ func (a *analyzer) script(src string, cwds []string, depth int) {
 		}
 	}
 	a.stmts(stmts, cwds, depth)
+	if perr != nil && a.visit != nil {
+		a.visitUnparsed(src[end:])
+	}
 	if perr != nil && a.found == nil {
 		a.unparsed(src[end:], perr, cwds)
+	}
+}
+
+// visitUnparsed gives visit the pieces of a script's rest that does not
+// parse, as commands: a shell may still run them (bash runs a -c script
+// command by command, and may take what mvdan.cc/sh refuses). The rest is
+// cut at the characters that end or group commands, its words at white
+// space, with quotes dropped.
+func (a *analyzer) visitUnparsed(rest string) {
+	pieces := strings.FieldsFunc(rest, func(r rune) bool { return strings.ContainsRune(";|&()`{}\n", r) })
+	for i, p := range pieces {
+		if i == maxTokens {
+			a.truncated = true
+			return
+		}
+		words := strings.Fields(strings.NewReplacer(`'`, "", `"`, "", `\`, "").Replace(p))
+		if len(words) > 0 {
+			a.visit(exactWords(words))
+		}
 	}
 }
 

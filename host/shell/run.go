@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/planc/planc/host/protect/envpolicy"
 )
 
 // DefaultGrace is how long a step has between SIGTERM at its bound and
@@ -41,7 +43,9 @@ type Spec struct {
 	// Dir is the working directory; "" is this process's. A relative Dir
 	// is taken from this process's.
 	Dir string
-	// Env is the environment; nil is this process's.
+	// Env is the environment; nil is this process's under the
+	// environment policy (envpolicy.Environ: no variable whose name
+	// contains KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL).
 	Env []string
 	// Timeout is the step's bound; 0 is none. At the bound every process
 	// of the step gets SIGTERM, and SIGKILL Grace later.
@@ -181,7 +185,7 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 	}
 	defer s.runs.Done()
 	if sp.Env == nil {
-		sp.Env = os.Environ()
+		sp.Env = envpolicy.Environ(os.Environ(), nil)
 	}
 	if sp.Dir, err = filepath.Abs(sp.Dir); err != nil { // "" is the working directory
 		r.Err = fmt.Errorf("cannot run %q: %w", sp.Argv[0], err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
 )
 
@@ -24,6 +25,9 @@ type Builtins struct {
 	WorkDir string
 	// NotesPath is the file notes appends to (SESSION/notes.md).
 	NotesPath string
+	// Protected is what write-file and notes must not write, checked on
+	// the file they open (protect.OpenWrite); nil protects nothing.
+	Protected *protect.Set
 }
 
 // builtinTool is one built-in: its input fields and its body.
@@ -165,7 +169,7 @@ func (b *Builtins) notes(in map[string]json.RawMessage) (string, error) {
 	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}
-	f, err := os.OpenFile(b.NotesPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := protect.OpenWrite(filepath.Dir(b.NotesPath), filepath.Base(b.NotesPath), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644, b.Protected)
 	if err != nil {
 		return "", err
 	}
@@ -204,19 +208,13 @@ func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	full, err := b.resolve(p)
-	if err != nil {
+	if _, err := b.resolve(p); err != nil {
 		return "", err
 	}
-	// Mode bits hold even for root, who would otherwise overwrite a
-	// read-only file such as the session's plan files.
-	if fi, err := os.Stat(full); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o222 == 0 {
-		return "", fmt.Errorf("%s is read-only", p)
-	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		return "", pathErr(p, err)
-	}
-	if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+	// Resolved and opened in one step, without following symbolic links,
+	// and checked on the opened file: no step racing this call can
+	// redirect it (protect.WriteFile).
+	if err := protect.WriteFile(b.WorkDir, p, []byte(content), 0o644, b.Protected); err != nil {
 		return "", pathErr(p, err)
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil

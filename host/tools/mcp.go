@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -80,7 +81,8 @@ func startMCPServer(ctx context.Context, srv ast.MCPServer, l Launch) (*mcpServe
 			return nil, s.startError(err)
 		}
 	}
-	cmd := &exec.Cmd{Path: path, Args: srv.Command, Dir: l.Dir, Stdin: pipes[0], Stdout: pipes[3], Stderr: pipes[5]}
+	cmd := &exec.Cmd{Path: path, Args: srv.Command, Dir: l.Dir, Stdin: pipes[0], Stdout: pipes[3], Stderr: pipes[5],
+		Env: envpolicy.Environ(os.Environ(), ast.EnvMap(srv.Env))}
 	s.proc, err = l.Start(cmd)
 	closeAll(pipes[0], pipes[3], pipes[5]) // the server's ends
 	if err != nil {

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunShellHookWords: a deny hook "rm *" refuses every spelling of
+// `rm x` the runtime splits to the same words, and every script or wrapper
+// that runs it, through planc run: each step fails with the hook's
+// refusal, the trace has its call_denied line, and x is still there.
+func TestRunShellHookWords(t *testing.T) {
+	attackNeedScope(t)
+	dir := t.TempDir()
+	sess := filepath.Join(dir, "sess")
+	denied := map[string]string{
+		"lead":   " rm x",
+		"tab":    "rm\tx",
+		"single": "'rm' x",
+		"inner":  `r"m" x`,
+		"script": "bash -c 'cd d && rm x'",
+		"sh":     `sh -c "true; 'rm' ../x"`,
+		"sudo":   "sh -c 'sudo rm x'",
+		"path":   "bash -c '/bin/rm x'",
+	}
+	var steps []string
+	for id, line := range denied {
+		steps = append(steps, `{"id": `+quoteJSON(id)+`, "shell": `+quoteJSON(line)+`, "on_error": "continue"}`)
+	}
+	steps = append(steps, `{"id": "fine", "shell": "bash -c 'cd d && echo rm x'"}`)
+	attackFiles(t, dir,
+		"capsule.json", `{"name": "local/hooked",
+			"capabilities": {"plan": {"submit": true}, "shell": {"allow": ["rm", "bash", "sh"]}},
+			"hooks": [{"on": "on-shell", "match": "git *", "commit_policy": "allow"},
+				{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}]}`,
+		"x", "keep\n", "d/x", "keep\n",
+		"plan.json", `{"id": "hooks", "steps": [`+strings.Join(steps, ",\n")+`]}`)
+	stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "--session", sess, "plan.json")
+	got := attackSteps(t, stdout, stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	if s := got["fine"]; s.Status != "success" || s.Output == nil || *s.Output != "rm x\n" {
+		t.Errorf("fine: %+v", s)
+	}
+	for id, line := range denied {
+		s := got[id]
+		if s.Status != "failed" || s.Error == nil || !strings.HasPrefix(*s.Error, `refused by hook 1 (on-shell, match "rm *", commit_policy deny): the command `) {
+			t.Errorf("%s (%q): %s %s", id, line, s.Status, derefOr(s.Error))
+		}
+	}
+	if s := got["script"]; s.Error != nil && !strings.Contains(*s.Error, `the command "rm x", which "bash -c cd d && rm x" runs, matches`) {
+		t.Errorf("script: %s", *s.Error)
+	}
+	for _, f := range []string{"x", "d/x"} {
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err != nil || string(b) != "keep\n" {
+			t.Errorf("%s: %q %v", f, b, err)
+		}
+	}
+	// One call_denied line per refused step, naming hook 1.
+	tr, err := os.Open(filepath.Join(sess, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	lines := map[string]bool{}
+	sc := bufio.NewScanner(tr)
+	for sc.Scan() {
+		var l struct {
+			Event  string `json:"event"`
+			StepID string `json:"step_id"`
+			Hook   *int   `json:"hook"`
+			On     string `json:"on"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil && l.Event == "call_denied" {
+			if l.Hook == nil || *l.Hook != 1 || l.On != "on-shell" || lines[l.StepID] {
+				t.Errorf("call_denied line: %s", sc.Text())
+			}
+			lines[l.StepID] = true
+		}
+	}
+	for id := range denied {
+		if !lines[id] {
+			t.Errorf("no call_denied line for %s", id)
+		}
+	}
+	if len(lines) != len(denied) {
+		t.Errorf("call_denied for %d steps, want %d", len(lines), len(denied))
+	}
+}
+
+// derefOr returns *s, or "<nil>".
+func derefOr(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}

@@ -1,0 +1,299 @@
+//go:build unix
+
+package protect
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// SymlinkError is the refusal of a path with a symbolic link in it: the
+// built-in tools follow none, so that no step can redirect their writes.
+type SymlinkError struct {
+	// Name is the path as the tool was given it.
+	Name string
+	// Link is the component found to be a symbolic link, as a prefix of
+	// Name; "" when it could not be told.
+	Link string
+	// Target is the path Name resolves to now, "" when it cannot be
+	// resolved.
+	Target string
+}
+
+func (e *SymlinkError) Error() string {
+	link := ""
+	if e.Link != "" {
+		link = fmt.Sprintf(" (%q is one)", e.Link)
+	}
+	fix := "write to the path it resolves to"
+	if e.Target != "" {
+		fix = fmt.Sprintf("write to the path it resolves to, %q", e.Target)
+	}
+	return fmt.Sprintf("%q goes through a symbolic link%s; built-in tools follow no symbolic links, so that no step can redirect a write: %s",
+		e.Name, link, fix)
+}
+
+// openBase opens dir, the trusted base: its own path may hold symbolic
+// links (the working directory often does).
+func openBase(dir string) (int, error) {
+	fd, err := unix.Open(dir, dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fd, nil
+}
+
+// splitLocal checks that name is a local path (relative, no ".." out of
+// the base, no NUL) and returns its clean form.
+func splitLocal(name string) (string, error) {
+	if strings.IndexByte(name, 0) >= 0 || !filepath.IsLocal(name) {
+		return "", fmt.Errorf("%q is not a path beneath the directory it is opened in", name)
+	}
+	return filepath.Clean(name), nil
+}
+
+// OpenWrite opens name, a local path beneath dir, for writing with flag
+// (os.O_WRONLY or os.O_RDWR, and os.O_CREATE, os.O_EXCL, os.O_TRUNC,
+// os.O_APPEND) and, when it creates the file, perm. dir itself is opened
+// as given, symbolic links in its own path followed; name is resolved from
+// there in one step, without following any symbolic link (openat2 with
+// RESOLVE_NO_SYMLINKS and RESOLVE_BENEATH, or O_NOFOLLOW component by
+// component where openat2 is missing): a name with a symbolic link in it
+// is refused with a *SymlinkError.
+//
+// Then what was opened is checked, not the name: the directory the file is
+// in, and every directory above it, must not be a protected directory of
+// set (by identity), nor lie under a protected path (by its real path);
+// the file must not be a protected file (by identity: a hard link is the
+// same file); the file must be a regular file (a FIFO or device is
+// refused without blocking); and a regular file with no write permission
+// bit is refused even for root (the session's plan files are mode 0444).
+// A refusal on set is a *ProtectedError. os.O_TRUNC applies only once the
+// checks pass, so a refused open truncates nothing; os.O_CREATE makes a
+// file only in a directory already checked. A nil set protects nothing,
+// but the other rules hold.
+func OpenWrite(dir, name string, flag int, perm os.FileMode, set *Set) (*os.File, error) {
+	rel, err := splitLocal(name)
+	if err != nil {
+		return nil, err
+	}
+	base, err := openBase(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(base)
+	parentRel, leaf := filepath.Split(rel)
+	pfd, err := openBeneath(base, filepath.Clean("./"+parentRel))
+	if err != nil {
+		return nil, walkError(dir, rel, err)
+	}
+	defer unix.Close(pfd)
+	if err := set.checkDir(pfd, leaf, rel, true); err != nil {
+		return nil, err
+	}
+	oflag := flag&^os.O_TRUNC | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
+	fd, err := unix.Openat(pfd, leaf, oflag, uint32(perm.Perm()))
+	for err == unix.EINTR {
+		fd, err = unix.Openat(pfd, leaf, oflag, uint32(perm.Perm()))
+	}
+	if err == unix.ENXIO {
+		// A FIFO without a reader or a socket: O_NONBLOCK kept the open
+		// from waiting.
+		return nil, notRegular(rel)
+	}
+	if err != nil {
+		return nil, walkError(dir, rel, err)
+	}
+	if err := set.checkFile(fd, rel); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	if flag&os.O_TRUNC != 0 {
+		if err := unix.Ftruncate(fd, 0); err != nil {
+			unix.Close(fd)
+			return nil, &fs.PathError{Op: "truncate", Path: name, Err: err}
+		}
+	}
+	if flag&unix.O_NONBLOCK == 0 {
+		if err := unix.SetNonblock(fd, false); err != nil {
+			unix.Close(fd)
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir, rel)), nil
+}
+
+// WriteFile writes data to path as the built-in write-file does: path is
+// relative to workDir unless absolute, and is cleaned as text first (so
+// "a/../b" is "b" whatever "a" is). A path beneath workDir is opened
+// beneath it (workDir's own path may hold symbolic links); any other
+// path is opened beneath "/", so no component of it may be a symbolic
+// link. The file is opened with OpenWrite (created with perm, truncated
+// once the checks pass), its missing directories made with MkdirAll. The
+// errors name path as given.
+func WriteFile(workDir, path string, data []byte, perm os.FileMode, set *Set) error {
+	if path == "" || strings.IndexByte(path, 0) >= 0 {
+		return fmt.Errorf("%q is not a path", path)
+	}
+	full := path
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(workDir, full)
+	}
+	full, err := filepath.Abs(full)
+	if err != nil {
+		return err
+	}
+	dir, rel := "/", strings.TrimPrefix(full, "/")
+	if wd, err := filepath.Abs(workDir); err == nil {
+		if r, err := filepath.Rel(wd, full); err == nil && filepath.IsLocal(r) {
+			dir, rel = wd, r
+		}
+	}
+	if rel == "" || rel == "." {
+		return fmt.Errorf("%q is a directory", path)
+	}
+	const flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	f, err := OpenWrite(dir, rel, flag, perm, set)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = MkdirAll(dir, filepath.Dir(rel), 0o755, set); err == nil {
+			f, err = OpenWrite(dir, rel, flag, perm, set)
+		}
+	}
+	if err == nil {
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return named(err, path, dir, rel)
+}
+
+// named puts path, as a tool was given it, in place of rel, the name it
+// was opened as beneath dir, in err.
+func named(err error, path, dir, rel string) error {
+	var se *SymlinkError
+	var pe *ProtectedError
+	var fe *fs.PathError
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		if dir == "/" && se.Link != "" {
+			se.Link = "/" + se.Link
+		}
+		se.Name = path
+	case errors.As(err, &pe):
+		pe.Name = path
+	case errors.As(err, &fe):
+		fe.Path = path
+	default:
+		return errors.New(strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", rel), fmt.Sprintf("%q", path)))
+	}
+	return err
+}
+
+// MkdirAll makes name, a local path beneath dir, and every directory
+// above it that is missing, each with perm, without following a symbolic
+// link: component by component, each opened with O_NOFOLLOW and checked
+// to be a directory. Before it makes a directory it checks the one it
+// makes it in as OpenWrite does: no protected directory of set, nor
+// anything under a protected path, gets a new entry.
+func MkdirAll(dir, name string, perm os.FileMode, set *Set) error {
+	rel, err := splitLocal(name)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return nil
+	}
+	cur, err := openBase(dir)
+	if err != nil {
+		return err
+	}
+	defer func() { unix.Close(cur) }()
+	checked := false // a directory has been made: cur lies beneath checked ones
+	done := ""
+	for _, c := range strings.Split(rel, string(filepath.Separator)) {
+		done = filepath.Join(done, c)
+		next, err := openDirAt(cur, c)
+		if errors.Is(err, unix.ENOENT) {
+			if err := set.checkDir(cur, c, done, !checked); err != nil {
+				return err
+			}
+			checked = true
+			if err := unix.Mkdirat(cur, c, uint32(perm.Perm())); err != nil && err != unix.EEXIST {
+				return &fs.PathError{Op: "mkdir", Path: done, Err: err}
+			}
+			next, err = openDirAt(cur, c)
+		}
+		if err != nil {
+			return walkError(dir, done, err)
+		}
+		unix.Close(cur)
+		cur = next
+		if e := set.dirEntry(cur); checked && e != nil {
+			// A step swapped a protected directory in where one was made.
+			real, _ := fdPath(cur)
+			return &ProtectedError{Name: done, Path: real, Protected: e.path}
+		}
+	}
+	return nil
+}
+
+// walkError turns an error of resolving rel beneath dir into the error a
+// tool reports: a *SymlinkError for a symbolic link in the way, else an
+// *fs.PathError.
+func walkError(dir, rel string, err error) error {
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) || errors.Is(err, errSymlink) {
+		se := &SymlinkError{Name: rel}
+		done := ""
+		for _, c := range strings.Split(rel, string(filepath.Separator)) {
+			done = filepath.Join(done, c)
+			if fi, err := os.Lstat(filepath.Join(dir, done)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				se.Link = done
+				break
+			}
+		}
+		if t, err := filepath.EvalSymlinks(filepath.Join(dir, rel)); err == nil {
+			se.Target = t
+		} else if t, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.Dir(rel))); err == nil {
+			se.Target = filepath.Join(t, filepath.Base(rel))
+		}
+		return se
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return err
+	}
+	return &fs.PathError{Op: "open", Path: rel, Err: err}
+}
+
+// walkBeneath opens directory rel beneath base component by component,
+// each with O_NOFOLLOW: what openat2 does in one call, where there is no
+// openat2.
+func walkBeneath(base int, rel string) (int, error) {
+	cur, err := unix.Openat(base, ".", dirFlags|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if rel == "." {
+		return cur, nil
+	}
+	for _, c := range strings.Split(rel, "/") {
+		next, err := openDirAt(cur, c)
+		unix.Close(cur)
+		if err != nil {
+			return -1, err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// errSymlink is a component found to be a symbolic link by the walk.
+var errSymlink = errors.New("a symbolic link")
