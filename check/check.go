@@ -11,6 +11,8 @@
 package check
 
 import (
+	"encoding/json"
+
 	"github.com/planc/planc/ast"
 )
 
@@ -32,6 +34,12 @@ type Capabilities struct {
 	// SpawnAllow is capabilities.spawn.allow: namespaced capsule names such
 	// as "local/worker" (S15).
 	SpawnAllow []string
+	// ToolSchemas maps a tool name to its input schema, JSON Schema text:
+	// the built-in tools' (host/toolschema) and each MCP tool's
+	// inputSchema. The tool-input rule holds the input of a step naming a
+	// tool of Tools to that tool's schema; a tool without one is not
+	// checked. WithSchemas adds them.
+	ToolSchemas map[string]json.RawMessage
 }
 
 // Rule is one check with a stable code.
@@ -85,6 +93,9 @@ type Pass struct {
 	// tools is the sorted tool inventory and spawnBare the bare names of
 	// capabilities.spawn.allow, made by their rules' plan parts.
 	tools, spawnBare []string
+	// inputs holds the tool schemas tool-input compiles, each once per
+	// check; nil without capabilities.
+	inputs *inputSchemas
 	// cmpStep and cmps cache the comparisons of the step the condition
 	// rules are looking at (stepCompares).
 	cmpStep *ast.Step

@@ -8,6 +8,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/parser"
 )
 
@@ -47,7 +48,7 @@ func goldenCaps(t *testing.T) *check.Capabilities {
 	if len(diags) > 0 {
 		t.Fatalf("golden capsule: %v", diags)
 	}
-	return check.CapabilitiesOf(m)
+	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
 }
 
 // TestCheckOK: every plan under testdata/check/ok is accepted with no

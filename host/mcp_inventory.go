@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // mcpServers is the MCP servers of one run and which one serves each of
@@ -30,6 +32,9 @@ type mcpTool struct {
 	// readOnly is the tool's annotations.readOnlyHint: it exempts the tool
 	// from the read_only check (runtime.md, "Refusals of one step").
 	readOnly bool
+	// inputSchema is the tool's inputSchema as JSON text, nil when the
+	// server gave none: check's tool-input rule holds plans to it.
+	inputSchema json.RawMessage
 }
 
 // mcpStarter is a scope that can start an MCP server inside itself:
@@ -58,7 +63,8 @@ func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir str
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	if ds := check.Check(plan, check.CapabilitiesOf(m).WithTools(ms.names()...)); ast.HasErrors(ds) {
+	caps := check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin()).WithTools(ms.names()...).WithSchemas(ms.schemas())
+	if ds := check.Check(plan, caps); ast.HasErrors(ds) {
 		ms.close()
 		return &RefusedError{Diagnostics: ds, Source: src}
 	}
@@ -75,11 +81,20 @@ func (h *runHost) startMCP(ctx context.Context, m *ast.Manifest, manifestDir str
 // tools within timeout, and, naming both sources, when a tool name is
 // offered twice (by a built-in tool that m grants, or by two servers).
 func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) ([]string, error) {
+	inputs, err := ListMCPToolInputs(ctx, m, dir, manifestDir, timeout)
+	return slices.Sorted(maps.Keys(inputs)), err
+}
+
+// ListMCPToolInputs is ListMCPTools that also keeps each tool's
+// inputSchema: it returns the servers' tools by name, each with its
+// inputSchema as JSON text (nil when the server gave none), which
+// check.Capabilities.WithSchemas takes.
+func ListMCPToolInputs(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) (map[string]json.RawMessage, error) {
 	ms, err := startMCPServers(ctx, m, dir, manifestDir, shell.StartProcess, timeout)
 	if err != nil {
 		return nil, err
 	}
-	return ms.names(), ms.close()
+	return ms.schemas(), ms.close()
 }
 
 // startMCPServers starts every server of m.Tools.MCP at once and builds
@@ -129,7 +144,7 @@ func (ms *mcpServers) index(builtins []string) error {
 				continue
 			}
 			source[t.Name] = this
-			ms.tools[t.Name] = mcpTool{server: s, readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}
+			ms.tools[t.Name] = mcpTool{server: s, readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint, inputSchema: schemaText(t.InputSchema)}
 		}
 	}
 	slices.Sort(clashes)
@@ -150,6 +165,30 @@ func (ms *mcpServers) names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// schemas returns the servers' tools by name, each with its inputSchema.
+func (ms *mcpServers) schemas() map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	if ms != nil {
+		for n, t := range ms.tools {
+			out[n] = t.inputSchema
+		}
+	}
+	return out
+}
+
+// schemaText returns a tool's inputSchema, as the MCP SDK decoded it, as
+// JSON text; nil when there is none.
+func schemaText(schema any) json.RawMessage {
+	if schema == nil {
+		return nil
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // tool returns the MCP tool called name, if a server offers it.

@@ -14,6 +14,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
@@ -150,7 +151,7 @@ func (e *RefusedError) Error() string {
 func Validate(src []byte, m *ast.Manifest) (*ast.Plan, []ast.Diagnostic) {
 	plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
 	if plan != nil {
-		ds = append(ds, check.Check(plan, check.CapabilitiesOf(m))...)
+		ds = append(ds, check.Check(plan, check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin()))...)
 	}
 	return plan, ds
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -84,16 +87,16 @@ func runCheck(e *env, c *command, args []string) int {
 			}
 			return exitUsage
 		}
-		caps, all = check.CapabilitiesOf(m), ds
+		caps, all = capsOf(m), ds
 		if len(m.Tools.MCP) > 0 {
-			tools, err := listMCPTools(m, filepath.Dir(*capsule))
+			inputs, err := listMCPTools(m, filepath.Dir(*capsule))
 			if err != nil {
 				for line := range strings.SplitSeq(err.Error(), "\n") {
 					fmt.Fprintf(e.stderr, "planc check: capsule manifest: %s\n", line)
 				}
 				return exitUsage
 			}
-			caps = caps.WithTools(tools...)
+			caps = caps.WithTools(slices.Sorted(maps.Keys(inputs))...).WithSchemas(inputs)
 		}
 	}
 
@@ -124,12 +127,12 @@ func runCheck(e *env, c *command, args []string) int {
 }
 
 // listMCPTools starts m's MCP servers, lists their tools and ends them
-// (host.ListMCPTools), so that unknown-tool knows them; SIGINT or SIGTERM
-// ends the servers too.
-func listMCPTools(m *ast.Manifest, manifestDir string) ([]string, error) {
+// (host.ListMCPToolInputs), so that unknown-tool knows them and tool-input
+// their input schemas; SIGINT or SIGTERM ends the servers too.
+func listMCPTools(m *ast.Manifest, manifestDir string) (map[string]json.RawMessage, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return host.ListMCPTools(ctx, m, "", manifestDir, host.MCPStartTimeout)
+	return host.ListMCPToolInputs(ctx, m, "", manifestDir, host.MCPStartTimeout)
 }
 
 // writeDiags prints ds on standard output in format (text, json or sarif).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -117,6 +118,12 @@ func (e *env) loadManifest(path string) (m *ast.Manifest, ds []fileDiag, err err
 	return m, attach(s, pds), nil
 }
 
+// capsOf is what check needs of manifest m: its capabilities, with the
+// built-in tools' input schemas for the tool-input rule.
+func capsOf(m *ast.Manifest) *check.Capabilities {
+	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
+}
+
 // attach pairs each diagnostic with its document.
 func attach(s *source, ds []ast.Diagnostic) []fileDiag {
 	out := make([]fileDiag, len(ds))
@@ -168,7 +175,7 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 		if !ok {
 			return nil, exitUsage
 		}
-		caps, all = check.CapabilitiesOf(m), ds
+		caps, all = capsOf(m), ds
 	}
 	_, plan, ds, err := e.loadPlan(path, caps)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
 )
 
@@ -93,7 +92,7 @@ func runRun(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
-	src, plan, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
+	src, plan, ds, err := e.loadPlan(paths[0], capsOf(m))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage

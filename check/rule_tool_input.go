@@ -1,0 +1,210 @@
+package check
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/planc/planc/ast"
+)
+
+// ruleToolInput refuses a tool step whose input is not an object (a tool
+// takes named arguments), and, with capabilities, one whose input does not
+// satisfy its tool's input schema: a built-in tool's (host/toolschema) or
+// the inputSchema an MCP server lists. A literal is held to the schema as
+// it is; a whole-string reference stands for every value it may take
+// (S8), so it fails only where none of them would do.
+var ruleToolInput = Rule{
+	Code:     "tool-input",
+	Severity: ast.Error,
+	Doc:      "a tool step's input is not an object or, with --capsule, does not satisfy the tool's input schema",
+	Example:  `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
+	plan: func(p *Pass, r *Rule) {
+		p.inputs = nil
+		if p.Caps != nil {
+			p.inputs = newInputSchemas(p.Caps)
+		}
+	},
+	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
+		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
+			return
+		}
+		tool := s.Target
+		schema := p.inputs.get(tool)
+		in := s.InputField
+		if in != nil && in.Value.Kind == ast.String {
+			fix := `write "input": {"<field>": "<value>"}`
+			if schema != nil {
+				if sh := describe(schema.root); sh != "" {
+					fix = `write "input": ` + sh
+				}
+			}
+			p.report(r, s, in.Value.Span, "", "tool %q: a tool step's input must be an object, not a string; %s", tool, fix)
+			return
+		}
+		if schema == nil || in != nil && in.Value.Kind != ast.Object {
+			return // no schema, or wrong-type's
+		}
+		var root *ast.Value
+		var inst any = map[string]any{}
+		var refs instRefs
+		if in != nil {
+			root = in.Value
+			inst = instance(root)
+			for _, ref := range s.Refs {
+				if !ref.InIf {
+					refs = astRefs{root}
+					break
+				}
+			}
+		}
+		for _, f := range schema.check(inst, refs) {
+			reportFinding(p, r, s, root, f)
+		}
+	},
+}
+
+// reportFinding reports f, found in the input root (nil when the step has
+// none), at the member or value it is about.
+func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
+	tool := s.Target
+	if root == nil {
+		msg := f.message()
+		if f.kind == findMissing {
+			msg = fmt.Sprintf("the step has no input, and the tool needs %s; add \"input\": %s", quoteList(f.keys), f.shape)
+		}
+		p.report(r, s, s.TargetField.KeySpan, "", "tool %q: %s", tool, msg)
+		return
+	}
+	v := locate(root, f.loc)
+	if v == nil {
+		v = root
+	}
+	switch f.kind {
+	case findMissing:
+		p.report(r, s, v.OpenSpan(), "", "tool %q: %s", tool, f.message())
+	case findUnknown:
+		for _, key := range f.keys {
+			one := f
+			one.keys = []string{key}
+			sp := v.Span
+			if m := v.Get(key); m != nil {
+				sp = m.KeySpan
+			}
+			p.report(r, s, sp, cmpOr(ast.Suggest(key, f.known), f.guess), "tool %q: %s", tool, one.message())
+		}
+	default:
+		p.report(r, s, v.Span, "", "tool %q: %s", tool, f.message())
+	}
+}
+
+// inputSchemas compiles the capabilities' tool schemas on first use, each
+// once per check, for the tools of the inventory.
+type inputSchemas struct {
+	raw   map[string]json.RawMessage
+	tools map[string]bool
+	done  map[string]*InputSchema // nil: no usable schema
+}
+
+func newInputSchemas(c *Capabilities) *inputSchemas {
+	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]bool, len(c.Tools)), done: map[string]*InputSchema{}}
+	for _, t := range c.Tools {
+		is.tools[t] = true
+	}
+	return is
+}
+
+// get returns the compiled schema of tool, or nil when tool is not in the
+// inventory, has no schema, or its schema does not compile (a schema
+// planc cannot read leaves the input to the tool).
+func (is *inputSchemas) get(tool string) *InputSchema {
+	if is == nil || !is.tools[tool] {
+		return nil
+	}
+	s, ok := is.done[tool]
+	if !ok {
+		if raw, has := is.raw[tool]; has {
+			s, _ = CompileInputSchema(raw)
+		}
+		is.done[tool] = s
+	}
+	return s
+}
+
+// instance returns v as the schema library reads JSON: a reference is
+// replaced by a value it may take (S8), which validation then widens to
+// all of them.
+func instance(v *ast.Value) any {
+	switch v.Kind {
+	case ast.Bool:
+		return v.Bool
+	case ast.Number:
+		return json.Number(v.Str)
+	case ast.String:
+		if v.Ref == nil {
+			return v.Str
+		}
+		if v.Ref.Field == ast.RefStatus {
+			return "success"
+		}
+		return outputText
+	case ast.Array:
+		out := make([]any, len(v.Elems))
+		for i, e := range v.Elems {
+			out[i] = instance(e)
+		}
+		return out
+	case ast.Object:
+		out := make(map[string]any, len(v.Members))
+		for _, m := range v.Members {
+			out[m.Key] = instance(m.Value)
+		}
+		return out
+	}
+	return nil
+}
+
+// locate returns the value at the instance location loc inside root, or
+// nil.
+func locate(root *ast.Value, loc []string) *ast.Value {
+	v := root
+	for _, t := range loc {
+		switch v.Kind {
+		case ast.Object:
+			m := v.Get(t)
+			if m == nil {
+				return nil
+			}
+			v = m.Value
+		case ast.Array:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(v.Elems) {
+				return nil
+			}
+			v = v.Elems[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// astRefs finds the references of a step's input by walking its AST.
+type astRefs struct{ root *ast.Value }
+
+func (a astRefs) at(loc []string) *ast.Ref {
+	if v := locate(a.root, loc); v != nil {
+		return v.Ref
+	}
+	return nil
+}
+
+func (a astRefs) under(loc []string) bool {
+	v := locate(a.root, loc)
+	found := false
+	ast.Walk(v, func(x *ast.Value) bool {
+		found = found || x.Ref != nil
+		return !found
+	})
+	return found
+}
