@@ -15,10 +15,17 @@ var ruleReferenceLikeText = Rule{
 			return
 		}
 		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
-			if v.Kind == ast.String && v.Ref == nil && containsRefShape(v.Str) {
+			if v.Kind == ast.String && v.Ref == nil && containsRefShape(v.Str) && !unreferenceable(v.Str) {
 				p.report(r, s, v.Span, "", "%q contains a reference but is not one: only a string that is exactly $<id>.output or $<id>.status is substituted; make the reference the whole string", v.Str)
 			}
 			return true
 		})
 	},
+}
+
+// unreferenceable reports whether s reads, as a whole, as a reference to
+// a step id no reference can name: unreferenceable-id says so instead.
+func unreferenceable(s string) bool {
+	n, _, _, ok := ast.UnreferenceableRef(s)
+	return ok && n == len(s)
 }
