@@ -31,9 +31,11 @@ const outputText = "…"
 // type only turns its findings into planc's. It is safe for concurrent use.
 type InputSchema struct {
 	root *jsonschema.Schema
-	mu   sync.Mutex                    // guards c and subs
+	mu   sync.Mutex                    // guards c, subs and refOKs
 	c    *jsonschema.Compiler          // compiles locations inside the schema on demand
 	subs map[string]*jsonschema.Schema // by location; nil when it did not compile
+	// refOKs keeps refOK's answers.
+	refOKs map[refKey]bool
 }
 
 // CompileInputSchema compiles schema: JSON Schema text of draft 2020-12
@@ -54,7 +56,7 @@ func CompileInputSchema(schema json.RawMessage) (*InputSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}}, nil
+	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}, refOKs: map[refKey]bool{}}, nil
 }
 
 // noLoader refuses every schema that is not the tool's own.

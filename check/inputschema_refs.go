@@ -65,7 +65,33 @@ func shapeOnly(k jsonschema.ErrorKind) bool {
 // schema that failed at r's place (e.SchemaURL). $x.status takes one of
 // the three statuses; $x.output is null or any text, so a failure that some
 // other text would pass (a pattern, a length, a format) does not count.
+//
+// The answer depends only on the schema at that place and on whether r is
+// a status (the value standing for r is always the same), so it is kept:
+// a plan's many references into one field cost one answer.
 func (v *validation) refOK(e *jsonschema.ValidationError, r *ast.Ref) bool {
+	key := refKey{e.SchemaURL, r.Field == ast.RefStatus}
+	v.s.mu.Lock()
+	ok, known := v.s.refOKs[key]
+	v.s.mu.Unlock()
+	if known {
+		return ok
+	}
+	ok = v.tryCandidates(e, r)
+	v.s.mu.Lock()
+	v.s.refOKs[key] = ok
+	v.s.mu.Unlock()
+	return ok
+}
+
+// refKey is what refOK's answer depends on.
+type refKey struct {
+	url    string
+	status bool
+}
+
+// tryCandidates is refOK's answer, worked out.
+func (v *validation) tryCandidates(e *jsonschema.ValidationError, r *ast.Ref) bool {
 	sch := v.s.sub(e.SchemaURL)
 	if sch == nil {
 		return true // cannot tell: the tool decides when it runs

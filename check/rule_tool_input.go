@@ -50,6 +50,13 @@ var ruleToolInput = Rule{
 		var refs instRefs
 		if in != nil {
 			root = in.Value
+			// An input this check already found valid for this tool (the
+			// same values, references of the same kinds at the same
+			// places) is valid again: plans repeat inputs.
+			p.inputs.key = appendKey(append(append(p.inputs.key[:0], tool...), 0), root)
+			if _, ok := p.inputs.valid[string(p.inputs.key)]; ok {
+				return
+			}
 			inst = instance(root)
 			for _, ref := range s.Refs {
 				if !ref.InIf {
@@ -58,10 +65,48 @@ var ruleToolInput = Rule{
 				}
 			}
 		}
-		for _, f := range schema.check(inst, refs) {
+		fs := schema.check(inst, refs)
+		if len(fs) == 0 && root != nil {
+			p.inputs.valid[string(p.inputs.key)] = struct{}{}
+		}
+		for _, f := range fs {
 			reportFinding(p, r, s, root, f)
 		}
 	},
+}
+
+// appendKey appends to b a text that determines v as tool-input validates
+// it: its values, and the kind of each reference in place of its text.
+// Strings and keys carry their length, so two values never share a key.
+func appendKey(b []byte, v *ast.Value) []byte {
+	switch v.Kind {
+	case ast.Null:
+		return append(b, 'n')
+	case ast.Bool:
+		if v.Bool {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case ast.Number:
+		return append(strconv.AppendInt(append(b, 'N'), int64(len(v.Str)), 10), v.Str...)
+	case ast.String:
+		if v.Ref != nil {
+			return append(b, 'R', byte('0'+v.Ref.Field))
+		}
+		return append(strconv.AppendInt(append(b, 'S'), int64(len(v.Str)), 10), v.Str...)
+	case ast.Array:
+		b = append(b, '[')
+		for _, e := range v.Elems {
+			b = appendKey(b, e)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	for _, m := range v.Members {
+		b = append(strconv.AppendInt(append(b, 'K'), int64(len(m.Key)), 10), m.Key...)
+		b = appendKey(b, m.Value)
+	}
+	return append(b, '}')
 }
 
 // reportFinding reports f, found in the input root (nil when the step has
@@ -104,10 +149,14 @@ type inputSchemas struct {
 	raw   map[string]json.RawMessage
 	tools map[string]bool
 	done  map[string]*InputSchema // nil: no usable schema
+	// valid holds the keys (tool, then appendKey) of the inputs found
+	// valid in this check; key is the current step's.
+	valid map[string]struct{}
+	key   []byte
 }
 
 func newInputSchemas(c *Capabilities) *inputSchemas {
-	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]bool, len(c.Tools)), done: map[string]*InputSchema{}}
+	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]bool, len(c.Tools)), done: map[string]*InputSchema{}, valid: map[string]struct{}{}}
 	for _, t := range c.Tools {
 		is.tools[t] = true
 	}
