@@ -8,28 +8,29 @@ import (
 	"github.com/planc/planc/ast"
 )
 
-// ruleToolInput refuses a tool step whose input is not an object (a tool
-// takes named arguments), and, with capabilities, one whose input does not
-// satisfy its tool's input schema: a built-in tool's (host/toolschema) or
-// the inputSchema an MCP server lists. A literal is held to the schema as
-// it is; a whole-string reference stands for every value it may take
-// (S8), so it fails only where none of them would do.
+// ruleToolInput refuses a tool step whose input does not satisfy its
+// tool's input schema: a built-in tool's (host/toolschema) or the
+// inputSchema an MCP server lists. A literal is held to the schema as it
+// is; a whole-string reference stands for every value it may take (S8), so
+// it fails only where none of them would do. Every tool of a capsule's
+// inventory takes an object (MCP tool arguments are one), so a string
+// input is refused for any of them, schema or not. It needs capabilities:
+// a host that embeds planc may have tools of its own.
 var ruleToolInput = Rule{
-	Code:     "tool-input",
-	Severity: ast.Error,
-	Doc:      "a tool step's input is not an object or, with --capsule, does not satisfy the tool's input schema",
-	Example:  `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
-	plan: func(p *Pass, r *Rule) {
-		p.inputs = nil
-		if p.Caps != nil {
-			p.inputs = newInputSchemas(p.Caps)
-		}
-	},
+	Code:      "tool-input",
+	Severity:  ast.Error,
+	Doc:       "a tool step's input is not an object, or does not satisfy the tool's input schema",
+	Example:   `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
+	NeedsCaps: true,
+	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps) },
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
 			return
 		}
 		tool := s.Target
+		if !p.inputs.tools[tool] {
+			return // unknown-tool's, or an MCP tool not listed yet
+		}
 		schema := p.inputs.get(tool)
 		in := s.InputField
 		if in != nil && in.Value.Kind == ast.String {
@@ -167,7 +168,7 @@ func newInputSchemas(c *Capabilities) *inputSchemas {
 // inventory, has no schema, or its schema does not compile (a schema
 // planc cannot read leaves the input to the tool).
 func (is *inputSchemas) get(tool string) *InputSchema {
-	if is == nil || !is.tools[tool] {
+	if !is.tools[tool] {
 		return nil
 	}
 	s, ok := is.done[tool]
