@@ -1,6 +1,8 @@
 // Package check runs every refusal of the seed and every warning of
 // semantics.md over a parsed plan. It is the third stage of the flow
-// (bytes → ast → check → ir → vm) and imports only ast. Each rule lives in a
+// (bytes → ast → check → ir → vm) and imports only ast of planc's (and,
+// for tool-input, santhosh-tekuri/jsonschema, whose JSON Schema semantics
+// it maps back onto the plan's positions). Each rule lives in a
 // file of its own (rule_*.go) with a stable kebab-case code; Rules lists them
 // all, which is also what the README's table of codes is made from.
 //

@@ -59,6 +59,37 @@ func CompileInputSchema(schema json.RawMessage) (*InputSchema, error) {
 	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}, refOKs: map[refKey]bool{}}, nil
 }
 
+// compiled keeps the input schemas compiled in this process by their
+// text: the checks of one process (planc serve checks every plan of a
+// session against one capsule) compile each schema once, and share what
+// refOK learns of it. It starts afresh when it holds maxCompiled.
+var compiled struct {
+	sync.Mutex
+	m map[string]*InputSchema // nil: the schema does not compile
+}
+
+// maxCompiled bounds compiled.
+const maxCompiled = 256
+
+// compiledSchema returns schema compiled, or nil when it does not compile
+// (a schema planc cannot read leaves the input to the tool).
+func compiledSchema(schema json.RawMessage) *InputSchema {
+	compiled.Lock()
+	defer compiled.Unlock()
+	if s, ok := compiled.m[string(schema)]; ok {
+		return s
+	}
+	if compiled.m == nil || len(compiled.m) >= maxCompiled {
+		compiled.m = map[string]*InputSchema{}
+	}
+	s, err := CompileInputSchema(schema)
+	if err != nil {
+		s = nil
+	}
+	compiled.m[string(schema)] = s
+	return s
+}
+
 // noLoader refuses every schema that is not the tool's own.
 type noLoader struct{}
 

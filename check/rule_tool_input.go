@@ -28,10 +28,10 @@ var ruleToolInput = Rule{
 			return
 		}
 		tool := s.Target
-		if !p.inputs.tools[tool] {
+		schema, known := p.inputs.get(tool)
+		if !known {
 			return // unknown-tool's, or an MCP tool not listed yet
 		}
-		schema := p.inputs.get(tool)
 		in := s.InputField
 		if in != nil && in.Value.Kind == ast.String {
 			fix := `write "input": {"<field>": "<value>"}`
@@ -144,41 +144,47 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 	}
 }
 
-// inputSchemas compiles the capabilities' tool schemas on first use, each
-// once per check, for the tools of the inventory.
+// inputSchemas finds the tool schemas of the capabilities, compiled (each
+// at most once per check, and once per process: compiledSchema), for the
+// tools of the inventory.
 type inputSchemas struct {
 	raw   map[string]json.RawMessage
-	tools map[string]bool
-	done  map[string]*InputSchema // nil: no usable schema
+	tools map[string]*toolSchema // the inventory
 	// valid holds the keys (tool, then appendKey) of the inputs found
 	// valid in this check; key is the current step's.
 	valid map[string]struct{}
 	key   []byte
 }
 
+// toolSchema is one tool's schema, once looked up.
+type toolSchema struct {
+	schema *InputSchema // nil: no usable schema
+	looked bool
+}
+
 func newInputSchemas(c *Capabilities) *inputSchemas {
-	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]bool, len(c.Tools)), done: map[string]*InputSchema{}, valid: map[string]struct{}{}}
+	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]*toolSchema, len(c.Tools)), valid: map[string]struct{}{}}
 	for _, t := range c.Tools {
-		is.tools[t] = true
+		is.tools[t] = &toolSchema{}
 	}
 	return is
 }
 
-// get returns the compiled schema of tool, or nil when tool is not in the
-// inventory, has no schema, or its schema does not compile (a schema
+// get reports whether tool is in the inventory, and returns its compiled
+// schema: nil when it has none or its schema does not compile (a schema
 // planc cannot read leaves the input to the tool).
-func (is *inputSchemas) get(tool string) *InputSchema {
-	if !is.tools[tool] {
-		return nil
+func (is *inputSchemas) get(tool string) (*InputSchema, bool) {
+	t := is.tools[tool]
+	if t == nil {
+		return nil, false
 	}
-	s, ok := is.done[tool]
-	if !ok {
+	if !t.looked {
 		if raw, has := is.raw[tool]; has {
-			s, _ = CompileInputSchema(raw)
+			t.schema = compiledSchema(raw)
 		}
-		is.done[tool] = s
+		t.looked = true
 	}
-	return s
+	return t.schema, true
 }
 
 // instance returns v as the schema library reads JSON: a reference is
