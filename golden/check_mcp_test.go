@@ -51,6 +51,7 @@ func mcpSchemas(t *testing.T) map[string]json.RawMessage {
 // mcpCaps returns the MCP capsule's capabilities with the tools of
 // server/tools.json, as planc check --capsule has them once the server
 // listed its tools (TestMCPServerSchemas holds the server to that).
+// TestCheckOK and TestCheckErr check testdata/mcp's plans with them.
 func mcpCaps(t *testing.T) *check.Capabilities {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(mcpDir, "capsule.json"))
@@ -64,42 +65,6 @@ func mcpCaps(t *testing.T) *check.Capabilities {
 	schemas := mcpSchemas(t)
 	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin()).
 		WithTools(slices.Sorted(maps.Keys(schemas))...).WithSchemas(schemas)
-}
-
-// TestCheckMCPOK: every plan under testdata/mcp/ok, where references stand
-// in the MCP tools' fields, is accepted with no diagnostic.
-func TestCheckMCPOK(t *testing.T) {
-	caps := mcpCaps(t)
-	files, _ := filepath.Glob(filepath.Join(mcpDir, "ok", "*.json"))
-	if len(files) == 0 {
-		t.Fatal("no MCP ok plans")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			if got := checkFile(t, f, caps); len(got) != 0 {
-				t.Errorf("want no diagnostics, got:\n%s", strings.Join(got, "\n"))
-			}
-		})
-	}
-}
-
-// TestCheckMCPErr: every plan under testdata/mcp/err produces exactly the
-// diagnostics of the .out file beside it.
-func TestCheckMCPErr(t *testing.T) {
-	caps := mcpCaps(t)
-	files, _ := filepath.Glob(filepath.Join(mcpDir, "err", "*.json"))
-	if len(files) == 0 {
-		t.Fatal("no MCP err plans")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			got := strings.Join(checkFile(t, f, caps), "\n") + "\n"
-			goldenFile(t, strings.TrimSuffix(f, ".json")+".out", got, "diagnostics")
-			if strings.TrimSpace(got) == "" {
-				t.Errorf("an err plan must produce at least one diagnostic")
-			}
-		})
-	}
 }
 
 // TestMCPServerSchemas starts the MCP capsule's server the way planc check
