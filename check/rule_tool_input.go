@@ -22,7 +22,7 @@ var ruleToolInput = Rule{
 	Doc:       "a tool step's input is not an object, or does not satisfy the tool's input schema",
 	Example:   `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
 	NeedsCaps: true,
-	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps) },
+	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps, len(p.Plan.Steps)) },
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
 			return
@@ -47,9 +47,11 @@ var ruleToolInput = Rule{
 			return // no schema, or wrong-type's
 		}
 		var root *ast.Value
-		var inst any = map[string]any{}
+		var inst any
 		var refs instRefs
-		if in != nil {
+		if in == nil {
+			inst = map[string]any{}
+		} else {
 			root = in.Value
 			// An input this check already found valid for this tool (the
 			// same values, references of the same kinds at the same
@@ -68,6 +70,9 @@ var ruleToolInput = Rule{
 		}
 		fs := schema.check(inst, refs)
 		if len(fs) == 0 && root != nil {
+			if p.inputs.valid == nil {
+				p.inputs.valid = make(map[string]struct{}, min(p.inputs.steps, 1024))
+			}
 			p.inputs.valid[string(p.inputs.key)] = struct{}{}
 		}
 		for _, f := range fs {
@@ -154,6 +159,7 @@ type inputSchemas struct {
 	// valid in this check; key is the current step's.
 	valid map[string]struct{}
 	key   []byte
+	steps int // the plan's, to size valid
 }
 
 // toolSchema is one tool's schema, once looked up.
@@ -162,8 +168,9 @@ type toolSchema struct {
 	looked bool
 }
 
-func newInputSchemas(c *Capabilities) *inputSchemas {
-	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]*toolSchema, len(c.Tools)), valid: map[string]struct{}{}}
+// newInputSchemas returns the inputSchemas of c, for a plan of n steps.
+func newInputSchemas(c *Capabilities, n int) *inputSchemas {
+	is := &inputSchemas{raw: c.ToolSchemas, tools: make(map[string]*toolSchema, len(c.Tools)), steps: n}
 	for _, t := range c.Tools {
 		is.tools[t] = &toolSchema{}
 	}
