@@ -161,3 +161,23 @@ func TestWithSchemas(t *testing.T) {
 		t.Error("nil.WithSchemas is not nil")
 	}
 }
+
+// TestToolInputConcurrent: checks running at once share compiled schemas
+// and what they learn of them (run with -race).
+func TestToolInputConcurrent(t *testing.T) {
+	schema := `{"type": "object", "properties": {"v": {"enum": ["x", "y"]}, "n": {"type": "integer"}}, "required": ["v"]}`
+	steps := `{"id": "b", "tool": "t", "depends_on": ["a"], "input": {"v": "$a.output", "n": "$a.status"}}`
+	want := checkTool(t, schema, steps)
+	if len(want) != 2 {
+		t.Fatalf("findings %q", want) // "a" lacks "v"; "n" cannot be a status
+	}
+	done := make(chan []string)
+	for range 8 {
+		go func() { done <- checkTool(t, schema, steps) }()
+	}
+	for range 8 {
+		if got := <-done; !cmp.Equal(want, got) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
