@@ -30,9 +30,10 @@ of all of them sorted by file, line and column. Lines and columns are
 
 flags:
   --capsule FILE   the capsule manifest; turns on the capability rules
-                   (tool inventory, shell allow list, spawn allow list).
-                   Its MCP servers are started to list their tools, and
-                   ended; one that does not start within 10s is an error
+                   (tool inventory, tool inputs, shell allow list, spawn
+                   allow list). Its MCP servers are started to list their
+                   tools and input schemas, and ended; one that does not
+                   start within 10s is an error
   --format FORMAT  text (the default: a line, the source line and a caret
                    under the span), json (one array) or sarif (SARIF 2.1.0)
   --werror         treat warnings as errors
@@ -45,7 +46,7 @@ MCP server of the manifest that did not start
 }
 
 // capsNote is the line on standard error when no --capsule is given.
-const capsNote = "planc check: note: the capability rules (tool inventory, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
+const capsNote = "planc check: note: the capability rules (tool inventory, tool inputs, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
 
 // runCheck implements planc check.
 func runCheck(e *env, c *command, args []string) int {
