@@ -181,3 +181,17 @@ func TestToolInputConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestToolInputAbsent: a step without input is held to the schema as {},
+// and a missing required field is reported at its "tool" key with the
+// input to add; with an empty input, at the input object.
+func TestToolInputAbsent(t *testing.T) {
+	got := checkTool(t, `{"type": "object", "required": ["a", "b"]}`, `{"id": "b", "tool": "t"}`)
+	want := []string{
+		`1:57 tool "t": the input has no "a", "b"`,
+		`2:13 tool "t": the step has no input, and the tool needs "a", "b"; add "input": {"a": "…", "b": "…"}`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/planc/planc/ast"
 )
@@ -56,7 +57,7 @@ var ruleToolInput = Rule{
 			// An input this check already found valid for this tool (the
 			// same values, references of the same kinds at the same
 			// places) is valid again: plans repeat inputs.
-			p.inputs.key = appendKey(append(append(p.inputs.key[:0], tool...), 0), root)
+			p.inputs.key = appendKey(append(append(strconv.AppendInt(p.inputs.key[:0], int64(len(tool)), 10), ':'), tool...), root)
 			if _, ok := p.inputs.valid[string(p.inputs.key)]; ok {
 				return
 			}
@@ -83,7 +84,8 @@ var ruleToolInput = Rule{
 
 // appendKey appends to b a text that determines v as tool-input validates
 // it: its values, and the kind of each reference in place of its text.
-// Strings and keys carry their length, so two values never share a key.
+// Numbers, strings and keys carry their length and a colon before their
+// text, so two values never share a key.
 func appendKey(b []byte, v *ast.Value) []byte {
 	switch v.Kind {
 	case ast.Null:
@@ -94,12 +96,12 @@ func appendKey(b []byte, v *ast.Value) []byte {
 		}
 		return append(b, 'f')
 	case ast.Number:
-		return append(strconv.AppendInt(append(b, 'N'), int64(len(v.Str)), 10), v.Str...)
+		return append(append(strconv.AppendInt(append(b, 'N'), int64(len(v.Str)), 10), ':'), v.Str...)
 	case ast.String:
 		if v.Ref != nil {
 			return append(b, 'R', byte('0'+v.Ref.Field))
 		}
-		return append(strconv.AppendInt(append(b, 'S'), int64(len(v.Str)), 10), v.Str...)
+		return append(append(strconv.AppendInt(append(b, 'S'), int64(len(v.Str)), 10), ':'), v.Str...)
 	case ast.Array:
 		b = append(b, '[')
 		for _, e := range v.Elems {
@@ -109,7 +111,7 @@ func appendKey(b []byte, v *ast.Value) []byte {
 	}
 	b = append(b, '{')
 	for _, m := range v.Members {
-		b = append(strconv.AppendInt(append(b, 'K'), int64(len(m.Key)), 10), m.Key...)
+		b = append(append(strconv.AppendInt(append(b, 'K'), int64(len(m.Key)), 10), ':'), m.Key...)
 		b = appendKey(b, m.Value)
 	}
 	return append(b, '}')
@@ -122,7 +124,11 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 	if root == nil {
 		msg := f.message()
 		if f.kind == findMissing {
-			msg = fmt.Sprintf("the step has no input, and the tool needs %s; add \"input\": %s", quoteList(f.keys), f.shape)
+			shape := f.shape
+			if shape == "" {
+				shape = "{" + strings.Join(quoteEach(f.keys, `: "…"`), ", ") + "}"
+			}
+			msg = fmt.Sprintf("the step has no input, and the tool needs %s; add \"input\": %s", quoteList(f.keys), shape)
 		}
 		p.report(r, s, s.TargetField.KeySpan, "", "tool %q: %s", tool, msg)
 		return
@@ -149,13 +155,22 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 	}
 }
 
+// quoteEach returns each of names quoted and followed by suffix.
+func quoteEach(names []string, suffix string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strconv.Quote(n) + suffix
+	}
+	return out
+}
+
 // inputSchemas finds the tool schemas of the capabilities, compiled (each
 // at most once per check, and once per process: compiledSchema), for the
 // tools of the inventory.
 type inputSchemas struct {
 	raw   map[string]json.RawMessage
 	tools map[string]*toolSchema // the inventory
-	// valid holds the keys (tool, then appendKey) of the inputs found
+	// valid holds the keys (the tool's name, then appendKey) of the inputs found
 	// valid in this check; key is the current step's.
 	valid map[string]struct{}
 	key   []byte
