@@ -5,9 +5,9 @@ import (
 	"unicode/utf8"
 )
 
-// IsRefIDByte reports whether c may appear in the step id of a reference:
+// isRefIDByte reports whether c may appear in the step id of a reference:
 // [A-Za-z0-9_-] (semantics S4, S6).
-func IsRefIDByte(c byte) bool {
+func isRefIDByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
@@ -34,7 +34,7 @@ func UnreferenceableRef(s string) (n int, id string, bad rune, ok bool) {
 	}
 	id = s[1:dot]
 	for i, r := range id {
-		if r >= utf8.RuneSelf || !IsRefIDByte(id[i]) {
+		if r >= utf8.RuneSelf || !isRefIDByte(id[i]) {
 			return n, id, r, true
 		}
 	}
