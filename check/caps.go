@@ -1,6 +1,8 @@
 package check
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/planc/planc/ast"
@@ -54,6 +56,24 @@ func (c *Capabilities) WithTools(names ...string) *Capabilities {
 	slices.Sort(out.Tools)
 	out.Tools = slices.Compact(out.Tools)
 	out.ToolsPending = false
+	return &out
+}
+
+// WithSchemas returns a copy of c whose ToolSchemas also hold schemas (tool
+// name to input schema JSON text); a schema given for a tool that already
+// has one replaces it, so an MCP server's tool of a built-in tool's name
+// that the manifest does not grant keeps the server's schema when the MCP
+// schemas come last. It is nil for a nil c; c itself is left alone.
+func (c *Capabilities) WithSchemas(schemas map[string]json.RawMessage) *Capabilities {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.ToolSchemas = maps.Clone(c.ToolSchemas)
+	if out.ToolSchemas == nil {
+		out.ToolSchemas = make(map[string]json.RawMessage, len(schemas))
+	}
+	maps.Copy(out.ToolSchemas, schemas)
 	return &out
 }
 

@@ -1,8 +1,10 @@
 // Package check runs every refusal and every warning of docs/semantics.md
 // over a parsed plan. It is the third stage of the flow (bytes → ast →
-// check → ir → vm) and imports only ast, and parser for Load: the front
-// end (limits, parse, check) whose *Plan, a plan check accepted, is what
-// the later stages take. Each rule lives in a file of its own (rule_*.go)
+// check → ir → vm) and imports only ast of planc's, and parser for Load:
+// the front end (limits, parse, check) whose *Plan, a plan check accepted,
+// is what the later stages take. For tool-input it uses
+// santhosh-tekuri/jsonschema, whose JSON Schema semantics it maps back onto
+// the plan's positions. Each rule lives in a file of its own (rule_*.go)
 // with a stable kebab-case code; Rules lists them all, which is also what
 // the README's table of codes is made from.
 //
@@ -13,6 +15,8 @@
 package check
 
 import (
+	"encoding/json"
+
 	"github.com/planc/planc/ast"
 )
 
@@ -34,6 +38,12 @@ type Capabilities struct {
 	// SpawnAllow is capabilities.spawn.allow: namespaced capsule names such
 	// as "local/worker" (S15).
 	SpawnAllow []string
+	// ToolSchemas maps a tool name to its input schema, JSON Schema text:
+	// the built-in tools' (host/toolschema) and each MCP tool's
+	// inputSchema. The tool-input rule holds the input of a step naming a
+	// tool of Tools to that tool's schema; a tool without one is not
+	// checked. WithSchemas adds them.
+	ToolSchemas map[string]json.RawMessage
 }
 
 // Rule is one check with a stable code.
@@ -88,6 +98,9 @@ type Pass struct {
 	// tools is the sorted tool inventory and spawnBare the bare names of
 	// capabilities.spawn.allow, made by their rules' plan parts.
 	tools, spawnBare []string
+	// inputs holds the tool schemas tool-input compiles, each once per
+	// check; nil without capabilities.
+	inputs *inputSchemas
 	// cmpStep and cmps cache the comparisons of the step the condition
 	// rules are looking at (stepCompares).
 	cmpStep *ast.Step

@@ -1,13 +1,17 @@
 package check
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/parser"
 )
 
@@ -48,7 +52,10 @@ func checkRuleByRule(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	return p.diags
 }
 
-// goldenCaps are the golden tests' capabilities (golden/testdata/check).
+// goldenCaps are the golden tests' capabilities (golden/testdata/check)
+// with the built-in tools' schemas, and the tools of the MCP golden
+// cases' server (golden/testdata/mcp) with theirs, so that the one-pass
+// tests hold tool-input to both.
 func goldenCaps(t testing.TB) *Capabilities {
 	src, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "check", "capsule.json"))
 	if err != nil {
@@ -58,11 +65,30 @@ func goldenCaps(t testing.TB) *Capabilities {
 	if m == nil || ast.HasErrors(diags) {
 		t.Fatalf("golden capsule: %v", diags)
 	}
-	return CapabilitiesOf(m)
+	raw, err := os.ReadFile(filepath.Join("..", "golden", "testdata", "mcp", "server", "tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		t.Fatal(err)
+	}
+	mcp := map[string]json.RawMessage{}
+	for _, tl := range tools {
+		mcp[tl.Name] = tl.InputSchema
+	}
+	return CapabilitiesOf(m).WithSchemas(toolschema.Builtin()).WithTools(slices.Sorted(maps.Keys(mcp))...).WithSchemas(mcp)
 }
 
+// goldenPlans returns the golden tests' plans by path: those of
+// golden/testdata/check and golden/testdata/mcp.
 func goldenPlans(t testing.TB) map[string][]byte {
 	paths, _ := filepath.Glob(filepath.Join("..", "golden", "testdata", "check", "*", "*.json"))
+	mcp, _ := filepath.Glob(filepath.Join("..", "golden", "testdata", "mcp", "*", "*.json"))
+	paths = append(paths, mcp...)
 	if len(paths) < 20 {
 		t.Fatalf("only %d golden plans", len(paths))
 	}

@@ -1,6 +1,10 @@
 package check
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
+
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/parser"
 )
@@ -50,13 +54,15 @@ func LoadLimits(src []byte, caps *Capabilities, lim parser.Limits) (*Plan, []Dia
 	return &Plan{syntax: syntax, src: src, caps: caps}, ds
 }
 
-// WithTools checks p again with names (the tools of the manifest's MCP
-// servers, known once they run) added to its inventory
-// (Capabilities.WithTools), which turns on the unknown-tool rule that was
-// pending. It returns the plan so checked, nil when it is refused, and the
-// diagnostics of this check, sorted by position.
-func (p *Plan) WithTools(names ...string) (*Plan, []Diagnostic) {
-	caps := p.caps.WithTools(names...)
+// WithTools checks p again with tools (the tools of the manifest's MCP
+// servers, known once they run, each with its input schema as JSON text or
+// nil) added to its inventory (Capabilities.WithTools and WithSchemas),
+// which turns on the unknown-tool rule that was pending and holds their
+// inputs to their schemas (tool-input). It returns the plan so checked, nil
+// when it is refused, and the diagnostics of this check, sorted by
+// position.
+func (p *Plan) WithTools(tools map[string]json.RawMessage) (*Plan, []Diagnostic) {
+	caps := p.caps.WithTools(slices.Sorted(maps.Keys(tools))...).WithSchemas(tools)
 	ds := Check(p.syntax, caps)
 	if ast.HasErrors(ds) {
 		return nil, ds

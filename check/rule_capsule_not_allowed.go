@@ -7,13 +7,14 @@ import (
 )
 
 // ruleCapsuleNotAllowed warns when a capsule step's bare name matches no
-// entry of capabilities.spawn.allow, or two (S15). It is a warning only: the
-// roost decides at spawn time, and then fails the step. It needs
-// capabilities.
+// entry of capabilities.spawn.allow, or two (S15), and when the step names
+// no bare name: a namespaced name ("local/worker"), or none at all. It is a
+// warning only: the roost decides at spawn time, and then fails the step.
+// It needs capabilities.
 var ruleCapsuleNotAllowed = Rule{
 	Code:      "capsule-not-allowed",
 	Severity:  ast.Warning,
-	Doc:       "a capsule step's bare name matches no entry of capabilities.spawn.allow, or two (S15)",
+	Doc:       "a capsule step's name is not a bare name, or matches no entry of capabilities.spawn.allow, or two (S15)",
 	Example:   `{"id": "w", "capsule": "wrker", "input": "summarise"}`,
 	NeedsCaps: true,
 	plan: func(p *Pass, r *Rule) {
@@ -26,13 +27,25 @@ var ruleCapsuleNotAllowed = Rule{
 		if s.Kind != ast.KindCapsule {
 			return
 		}
+		sp := s.TargetField.Value.Span
+		switch bare, plain := bareName(s.Target); {
+		case bare == "":
+			bare, entry := "worker", "local/worker"
+			if len(p.spawnBare) > 0 {
+				bare, entry = p.spawnBare[0], p.Caps.SpawnAllow[0]
+			}
+			p.report(r, s, sp, "", "capsule %q names no capsule: a capsule step names the capsule by its bare name, as %q for %q", s.Target, bare, entry)
+			return
+		case !plain:
+			p.report(r, s, sp, bare, "capsule %q is not a bare name: a capsule step names the capsule by its bare name; write %q, the bare name, not %q", s.Target, bare, s.Target)
+			return
+		}
 		var matches []string
 		for i, b := range p.spawnBare {
 			if b == s.Target {
 				matches = append(matches, p.Caps.SpawnAllow[i])
 			}
 		}
-		sp := s.TargetField.Value.Span
 		switch {
 		case len(matches) > 1:
 			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow, so the roost will refuse it as ambiguous; rename one of those capsules", s.Target, ast.QuoteList(matches, ""))
@@ -45,4 +58,13 @@ var ruleCapsuleNotAllowed = Rule{
 			p.report(r, s, sp, sug, "capsule %q matches no entry of capabilities.spawn.allow, so the roost will refuse to spawn it%s", s.Target, fix)
 		}
 	},
+}
+
+// bareName returns the bare name a capsule step's name stands for, and
+// false when the name is namespaced ("local/worker" stands for "worker";
+// the seed names a capsule by its last segment). A name ending in "/"
+// stands for no bare name.
+func bareName(name string) (string, bool) {
+	i := strings.LastIndexByte(name, '/')
+	return name[i+1:], i < 0
 }

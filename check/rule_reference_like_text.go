@@ -4,18 +4,31 @@ import "github.com/planc/planc/ast"
 
 // ruleReferenceLikeText warns for a string in input that contains something
 // shaped like a reference without being one as a whole (S6): "see
-// $a.output" is plain text and is never substituted.
+// $a.output" is plain text and is never substituted. A string that reads
+// as a reference to an id no reference can name ("$ü.output", S4) is not
+// one either: the warning says so, at the string, and names the characters
+// a referenced id may have. In an if the same text is a refusal
+// (condition-syntax).
 var ruleReferenceLikeText = Rule{
 	Code:     "reference-like-text",
 	Severity: ast.Warning,
-	Doc:      "a string contains a reference-shaped word but is not exactly a reference, so it is not substituted (S6)",
+	Doc:      "a string contains a reference-shaped word but is not exactly a reference, or names an id no reference can name, so it is not substituted (S4, S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "log: $t.output"}}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.InputField == nil {
 			return
 		}
 		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
-			if v.Kind == ast.String && v.Ref == nil && containsRefShape(v.Str) {
+			if v.Kind != ast.String || v.Ref != nil {
+				return true
+			}
+			if n, id, bad, ok := ast.UnreferenceableRef(v.Str); ok && n == len(v.Str) {
+				fix := "name a step whose id uses only those characters"
+				if p.byID.lookup(id) >= 0 {
+					fix = "rename step " + ast.QuoteList([]string{id}, "") + " with those characters"
+				}
+				p.report(r, s, v.Span, "", "%q is not a reference and stays plain text: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); %s", v.Str, id, bad, fix)
+			} else if containsRefShape(v.Str) {
 				p.report(r, s, v.Span, "", "%q contains a reference but is not one: only a string that is exactly $<id>.output or $<id>.status is substituted; make the reference the whole string", v.Str)
 			}
 			return true

@@ -33,6 +33,7 @@ func rules() []Rule {
 		ruleReferenceField,
 		ruleSubmitPlanTool,
 		ruleUnknownTool,
+		ruleToolInput,
 		ruleShellNotAllowed,
 		ruleDependencyCycle,
 		ruleUnreferenceableID,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
@@ -45,42 +46,57 @@ func goldenCaps(t *testing.T) *check.Capabilities {
 	if len(diags) > 0 {
 		t.Fatalf("golden capsule: %v", diags)
 	}
-	return check.CapabilitiesOf(m)
+	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
+}
+
+// checkSuites are the golden check cases: the directories that hold ok/
+// and err/ plans, each with the capabilities it is checked with.
+func checkSuites(t *testing.T) []struct {
+	dir  string
+	caps *check.Capabilities
+} {
+	return []struct {
+		dir  string
+		caps *check.Capabilities
+	}{{"testdata/check", goldenCaps(t)}, {mcpDir, mcpCaps(t)}}
 }
 
 // TestCheckOK: every plan under testdata/check/ok is accepted with no
 // diagnostic at all, warnings included (the seed's plans among them,
-// corrected where S9 says they are wrong).
+// corrected where S9 says they are wrong); so is every plan under
+// testdata/mcp/ok, where references stand in MCP tools' fields.
 func TestCheckOK(t *testing.T) {
-	caps := goldenCaps(t)
-	files, _ := filepath.Glob("testdata/check/ok/*.json")
-	if len(files) == 0 {
-		t.Fatal("no ok plans")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			if got := checkFile(t, f, caps); len(got) != 0 {
-				t.Errorf("want no diagnostics, got:\n%s", strings.Join(got, "\n"))
-			}
-		})
+	for _, suite := range checkSuites(t) {
+		files, _ := filepath.Glob(filepath.Join(suite.dir, "ok", "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no ok plans in %s", suite.dir)
+		}
+		for _, f := range files {
+			t.Run(filepath.Base(f), func(t *testing.T) {
+				if got := checkFile(t, f, suite.caps); len(got) != 0 {
+					t.Errorf("want no diagnostics, got:\n%s", strings.Join(got, "\n"))
+				}
+			})
+		}
 	}
 }
 
-// TestCheckErr: every plan under testdata/check/err produces exactly the
-// diagnostics in the .out file beside it (go test ./golden -update rewrites
-// them).
+// TestCheckErr: every plan under testdata/check/err and testdata/mcp/err
+// produces exactly the diagnostics in the .out file beside it (go test
+// ./golden -update rewrites them).
 func TestCheckErr(t *testing.T) {
-	caps := goldenCaps(t)
-	files, _ := filepath.Glob("testdata/check/err/*.json")
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			got := strings.Join(checkFile(t, f, caps), "\n") + "\n"
-			out := strings.TrimSuffix(f, ".json") + ".out"
-			testkit.GoldenFile(t, out, got, "diagnostics")
-			if strings.TrimSpace(got) == "" {
-				t.Errorf("an err plan must produce at least one diagnostic")
-			}
-		})
+	for _, suite := range checkSuites(t) {
+		files, _ := filepath.Glob(filepath.Join(suite.dir, "err", "*.json"))
+		for _, f := range files {
+			t.Run(filepath.Base(f), func(t *testing.T) {
+				got := strings.Join(checkFile(t, f, suite.caps), "\n") + "\n"
+				out := strings.TrimSuffix(f, ".json") + ".out"
+				testkit.GoldenFile(t, out, got, "diagnostics")
+				if strings.TrimSpace(got) == "" {
+					t.Errorf("an err plan must produce at least one diagnostic")
+				}
+			})
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -138,8 +140,9 @@ func manifestFor(t *testing.T, plan *example, manifests []*example) []*example {
 //
 // The tool names of a manifest's MCP servers are only known once the
 // servers run and list them: the test starts them from the repository's
-// root, as planc check --capsule does (tools.ListMCPTools), and checks the
-// plan with their tools. With -short it does not, and check.CapabilitiesOf
+// root, as planc check --capsule does (tools.ListMCPToolInputs), and
+// checks the plan with their tools and input schemas. With -short it does
+// not, and check.CapabilitiesOf
 // leaves the unknown-tool rule off for such a manifest (the rest of the
 // capability rules still run).
 func TestExamples(t *testing.T) {
@@ -176,7 +179,7 @@ func TestExamples(t *testing.T) {
 // messages) and fails on any diagnostic; then it lowers and simulates it.
 func checkExample(t *testing.T, p *example, name string, m *ast.Manifest) {
 	t.Helper()
-	caps := check.CapabilitiesOf(m)
+	caps := check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
 	switch {
 	case len(m.Tools.MCP) == 0:
 	case testing.Short():
@@ -188,12 +191,12 @@ func checkExample(t *testing.T, p *example, name string, m *ast.Manifest) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), mcpListTimeout)
 		defer cancel()
-		names, err := tools.ListMCPTools(ctx, m, root, filepath.Dir(name), mcpListTimeout)
+		inputs, err := tools.ListMCPToolInputs(ctx, m, root, filepath.Dir(name), mcpListTimeout)
 		if err != nil {
 			t.Errorf("%s: MCP servers: %v", name, err)
 			return
 		}
-		caps = caps.WithTools(names...)
+		caps = caps.WithTools(slices.Sorted(maps.Keys(inputs))...).WithSchemas(inputs)
 	}
 	plan, ds := check.Load(p.src, caps)
 	for _, d := range ds {

@@ -44,10 +44,15 @@ func TestRunMCP(t *testing.T) {
 	if !errors.As(err, &re) || len(re.Diagnostics) != 1 || re.Diagnostics[0].Code != "unknown-tool" || !strings.Contains(re.Diagnostics[0].Message, `did you mean "echo"?`) {
 		t.Errorf("unknown tool: %v", err)
 	}
+	// The server's inputSchema, learnt when it starts, holds the input.
+	_, err = run(`{"id": "p", "steps": [{"id": "a", "tool": "echo", "input": {"txt": "x"}}]}`)
+	if !errors.As(err, &re) || len(re.Diagnostics) != 2 || re.Diagnostics[1].Code != "tool-input" || !strings.Contains(re.Diagnostics[1].Message, `unknown input field "txt"; did you mean "text"?`) {
+		t.Errorf("tool input: %v", err)
+	}
 	res, err := run(`{"id": "p", "steps": [
 		{"id": "a", "tool": "echo", "input": {"text": "x", "times": 2}},
 		{"id": "b", "tool": "crash", "depends_on": ["a"], "on_error": "continue"},
-		{"id": "c", "tool": "echo", "depends_on": ["b"], "on_error": "continue"},
+		{"id": "c", "tool": "echo", "depends_on": ["b"], "on_error": "continue", "input": {"text": "y"}},
 		{"id": "n", "tool": "notes", "depends_on": ["c"], "input": {"body": "$a.output"}}]}`)
 	if err != nil {
 		t.Fatal(err)

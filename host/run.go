@@ -332,7 +332,7 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	if plan, ds := r.cfg.Plan.WithTools(ms.Names()...); plan == nil {
+	if plan, ds := r.cfg.Plan.WithTools(ms.Schemas()); plan == nil {
 		ms.Close()
 		return &RefusedError{Diagnostics: ds, Source: r.cfg.Plan.Source()}
 	}

@@ -321,6 +321,12 @@ func (b *condBuilder) tokenProblem(t *plexer.Token) *ast.CondError {
 		if validRef(v) {
 			return nil
 		}
+		if n, id, bad, ok := ast.UnreferenceableRef(b.text[t.Pos.Offset:]); ok {
+			e.Span = b.src.Span(t.Pos.Offset, t.Pos.Offset+n)
+			e.Message = fmt.Sprintf("%q cannot be a reference: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); rename the step with those characters",
+				b.text[t.Pos.Offset:t.Pos.Offset+n], id, bad)
+			return e
+		}
 		e.Message = fmt.Sprintf("malformed reference %q: write $<step id>.output or $<step id>.status", v)
 	case lexer.CondUnterminated:
 		e.Suggestion = v + v[:1]

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -29,9 +32,10 @@ column counts bytes. The README's table lists every code.
 
 flags:
   --capsule FILE   the capsule manifest; turns on the capability rules
-                   (tool inventory, shell allow list, spawn allow list).
-                   Its MCP servers are started to list their tools, and
-                   ended; one that does not start within 10s is an error
+                   (tool inventory, tool inputs, shell allow list, spawn
+                   allow list). Its MCP servers are started to list their
+                   tools and input schemas, and ended; one that does not
+                   start within 10s is an error
   --format FORMAT  text (the default: a line, the source line and a caret
                    under the span), json (one array) or sarif (SARIF 2.1.0)
   --werror         treat warnings as errors
@@ -44,7 +48,7 @@ MCP server of the manifest that did not start
 }
 
 // capsNote is the line on standard error when no --capsule is given.
-const capsNote = "planc check: note: the capability rules (tool inventory, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
+const capsNote = "planc check: note: the capability rules (tool inventory, tool inputs, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
 
 // runCheck implements planc check.
 func runCheck(e *env, c *command, args []string) int {
@@ -86,16 +90,16 @@ func runCheck(e *env, c *command, args []string) int {
 			}
 			return exitUsage
 		}
-		caps, all = check.CapabilitiesOf(m), ds
+		caps, all = capsOf(m), ds
 		if len(m.Tools.MCP) > 0 {
-			tools, err := listMCPTools(m, filepath.Dir(*capsule))
+			inputs, err := listMCPTools(m, filepath.Dir(*capsule))
 			if err != nil {
 				for line := range strings.SplitSeq(err.Error(), "\n") {
 					fmt.Fprintf(e.stderr, "planc check: capsule manifest: %s\n", line)
 				}
 				return exitUsage
 			}
-			caps = caps.WithTools(tools...)
+			caps = caps.WithTools(slices.Sorted(maps.Keys(inputs))...).WithSchemas(inputs)
 		}
 	}
 
@@ -126,12 +130,12 @@ func runCheck(e *env, c *command, args []string) int {
 }
 
 // listMCPTools starts m's MCP servers, lists their tools and ends them
-// (tools.ListMCPTools), so that unknown-tool knows them; SIGINT or SIGTERM
-// ends the servers too.
-func listMCPTools(m *ast.Manifest, manifestDir string) ([]string, error) {
+// (tools.ListMCPToolInputs), so that unknown-tool knows them and
+// tool-input their input schemas; SIGINT or SIGTERM ends the servers too.
+func listMCPTools(m *ast.Manifest, manifestDir string) (map[string]json.RawMessage, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return tools.ListMCPTools(ctx, m, "", manifestDir, tools.MCPStartTimeout)
+	return tools.ListMCPToolInputs(ctx, m, "", manifestDir, tools.MCPStartTimeout)
 }
 
 // writeDiags prints ds on standard output in format (text, json or sarif).

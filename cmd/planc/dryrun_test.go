@@ -105,7 +105,7 @@ func TestDryRunMCP(t *testing.T) {
 	dir := inTempDir(t, map[string]string{
 		"c.json": `{"name": "local/x", "capabilities": {"plan": {"submit": true}},
 			"tools": {"builtin": ["notes"], "mcp": {"fs": {"command": ["./no-such-server"]}}}}`,
-		"p.json": `{"id": "p", "steps": [{"id": "r", "tool": "read_text"}, {"id": "n", "tool": "notes", "depends_on": ["r"]}]}`,
+		"p.json": `{"id": "p", "steps": [{"id": "r", "tool": "read_text"}, {"id": "n", "tool": "notes", "depends_on": ["r"], "input": {"body": "x"}}]}`,
 	})
 	got := run(t, "", "run", "--dry-run", "--capsule", "c.json", "p.json")
 	if got.Code != 0 || !strings.Contains(got.Stdout, `"r"  tool "read_text"`) || !strings.Contains(got.Stderr, "starts none of the manifest's MCP servers") {

@@ -91,7 +91,7 @@ func TestGraphRefused(t *testing.T) {
 
 func TestGraphStdinAndCapsule(t *testing.T) {
 	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan, "bad.json": badManifest})
-	const plan = `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b", "shell": "go vet", "depends_on": ["a"]}]}`
+	const plan = `{"id": "p", "steps": [{"id": "a", "tool": "notes", "input": {"body": "x"}}, {"id": "b", "shell": "go vet", "depends_on": ["a"]}]}`
 	got := run(t, plan, "graph", "--capsule", "capsule.json", "-")
 	if got.Code != 0 || got.Stderr != "" || got.Stdout != drawing(t, plan, "dot") {
 		t.Errorf("stdin: %+v", got)

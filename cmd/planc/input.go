@@ -9,6 +9,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -99,6 +100,12 @@ func (e *env) loadManifest(path string) (m *ast.Manifest, ds []diag.Diagnostic, 
 	return m, diag.Attach(f, pds), nil
 }
 
+// capsOf is what check needs of manifest m: its capabilities, with the
+// built-in tools' input schemas for the tool-input rule.
+func capsOf(m *ast.Manifest) *check.Capabilities {
+	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
+}
+
 // lowerChecked is the front half of the commands that show a plan without
 // running it (dump-ir, graph): read the manifest (when given) and the plan,
 // check the plan with the manifest's capabilities, print every diagnostic
@@ -113,7 +120,7 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 		if !ok {
 			return nil, exitUsage
 		}
-		caps, all = check.CapabilitiesOf(m), ds
+		caps, all = capsOf(m), ds
 	}
 	_, plan, ds, err := e.loadPlan(path, caps)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
@@ -118,7 +117,7 @@ func runRun(e *env, c *command, args []string) int {
 		refused(view, err.Error())
 		return exitUsage
 	}
-	src, plan, ds, err := e.loadPlan(paths[0], check.CapabilitiesOf(m))
+	src, plan, ds, err := e.loadPlan(paths[0], capsOf(m))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage

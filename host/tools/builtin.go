@@ -9,12 +9,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/planc/planc/ast"
+	"sync"
+
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
+
+	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // Builtins are the runtime's built-in tools (docs/manifest.md): small,
@@ -30,19 +33,31 @@ type Builtins struct {
 	Protected *protect.Set
 }
 
-// builtinTool is one built-in: its input fields and its body.
+// builtinTool is one built-in: its body. Its input's shape is its schema
+// in host/toolschema, which check's tool-input rule holds plans to as well.
 type builtinTool struct {
-	fields []string // every field the input may have, the required first
-	need   int      // how many of fields are required
-	call   func(b *Builtins, in map[string]json.RawMessage) (string, error)
+	call func(b *Builtins, in map[string]json.RawMessage) (string, error)
 }
 
 var builtinTools = map[string]builtinTool{
-	"repo-files": {fields: []string{"glob"}, need: 1, call: (*Builtins).repoFiles},
-	"notes":      {fields: []string{"body"}, need: 1, call: (*Builtins).notes},
-	"read-file":  {fields: []string{"path"}, need: 1, call: (*Builtins).readFile},
-	"write-file": {fields: []string{"path", "content"}, need: 2, call: (*Builtins).writeFile},
+	"repo-files": {call: (*Builtins).repoFiles},
+	"notes":      {call: (*Builtins).notes},
+	"read-file":  {call: (*Builtins).readFile},
+	"write-file": {call: (*Builtins).writeFile},
 }
+
+// builtinSchemas are the built-in tools' input schemas, compiled once.
+var builtinSchemas = sync.OnceValues(func() (map[string]*check.InputSchema, error) {
+	out := map[string]*check.InputSchema{}
+	for name, raw := range toolschema.Builtin() {
+		s, err := check.CompileInputSchema(raw)
+		if err != nil {
+			return nil, fmt.Errorf("the input schema of built-in tool %q: %w", name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+})
 
 // IsBuiltin reports whether name is a built-in tool.
 func IsBuiltin(name string) bool { _, ok := builtinTools[name]; return ok }
@@ -54,7 +69,7 @@ func (b *Builtins) Call(_ context.Context, name string, input json.RawMessage) (
 	if !ok {
 		return "", fmt.Errorf("%q is not a built-in tool", name)
 	}
-	in, err := t.decode(input)
+	in, err := decode(name, input)
 	if err == nil {
 		var out string
 		out, err = t.call(b, in)
@@ -65,41 +80,26 @@ func (b *Builtins) Call(_ context.Context, name string, input json.RawMessage) (
 	return "", fmt.Errorf("%s: %w", name, err)
 }
 
-// decode checks the input's shape: an object with only the tool's fields,
-// every required one present.
-func (t builtinTool) decode(input json.RawMessage) (map[string]json.RawMessage, error) {
-	want := t.describe()
+// decode holds the input to tool name's schema and splits it into fields.
+func decode(name string, input json.RawMessage) (map[string]json.RawMessage, error) {
+	schemas, err := builtinSchemas()
+	if err != nil {
+		return nil, err
+	}
+	s, ok := schemas[name]
+	if !ok {
+		return nil, fmt.Errorf("built-in tool %q has no input schema in host/toolschema", name)
+	}
+	if err := s.Validate(input); err != nil {
+		return nil, err
+	}
 	in := map[string]json.RawMessage{}
 	if len(bytes.TrimSpace(input)) > 0 {
-		if err := json.Unmarshal(input, &in); err != nil || in == nil {
-			return nil, fmt.Errorf("the input must be a JSON object %s", want)
-		}
-	}
-	var unknown []string
-	for k := range in {
-		if !slices.Contains(t.fields, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return nil, fmt.Errorf("unknown input field %s; the input is %s", ast.QuoteList(unknown, ""), want)
-	}
-	for _, f := range t.fields[:t.need] {
-		if _, ok := in[f]; !ok {
-			return nil, fmt.Errorf("the input has no %q; the input is %s", f, want)
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, err // the schema wants an object: not reached
 		}
 	}
 	return in, nil
-}
-
-// describe returns the input's shape, e.g. {"path": "…", "content": "…"}.
-func (t builtinTool) describe() string {
-	parts := make([]string, len(t.fields))
-	for i, f := range t.fields {
-		parts[i] = fmt.Sprintf("%q: \"…\"", f)
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // str returns input field f as a string; JSON null reads as "" when

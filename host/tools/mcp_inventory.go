@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -28,6 +29,9 @@ type mcpTool struct {
 	// readOnly is the tool's annotations.readOnlyHint: it exempts the tool
 	// from the read_only check (docs/mcp.md).
 	readOnly bool
+	// inputSchema is the tool's inputSchema as JSON text, nil when the
+	// server gave none: check's tool-input rule holds plans to it.
+	inputSchema json.RawMessage
 }
 
 // ListMCPTools is what `planc check --capsule` does with a manifest's MCP
@@ -39,11 +43,20 @@ type mcpTool struct {
 // tools within timeout, and, naming both sources, when a tool name is
 // offered twice (by a built-in tool that m grants, or by two servers).
 func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) ([]string, error) {
+	inputs, err := ListMCPToolInputs(ctx, m, dir, manifestDir, timeout)
+	return slices.Sorted(maps.Keys(inputs)), err
+}
+
+// ListMCPToolInputs is ListMCPTools that also keeps each tool's
+// inputSchema: it returns the servers' tools by name, each with its
+// inputSchema as JSON text (nil when the server gave none), which
+// check.Capabilities.WithSchemas takes.
+func ListMCPToolInputs(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) (map[string]json.RawMessage, error) {
 	ms, err := StartServers(ctx, m, Launch{Dir: dir, ManifestDir: manifestDir, Start: shell.StartProcess, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
-	return ms.Names(), ms.Close()
+	return ms.Schemas(), ms.Close()
 }
 
 // StartServers starts every server of m.Tools.MCP at once as l says and
@@ -93,7 +106,7 @@ func (ms *Servers) index(builtins []string) error {
 				continue
 			}
 			source[t.Name] = this
-			ms.tools[t.Name] = mcpTool{server: s, readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint}
+			ms.tools[t.Name] = mcpTool{server: s, readOnly: t.Annotations != nil && t.Annotations.ReadOnlyHint, inputSchema: schemaText(t.InputSchema)}
 		}
 	}
 	slices.Sort(clashes)
@@ -114,6 +127,31 @@ func (ms *Servers) Names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Schemas returns the servers' tools by name, each with its inputSchema
+// as JSON text (nil when the server gave none).
+func (ms *Servers) Schemas() map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	if ms != nil {
+		for n, t := range ms.tools {
+			out[n] = t.inputSchema
+		}
+	}
+	return out
+}
+
+// schemaText returns a tool's inputSchema, as the MCP SDK decoded it, as
+// JSON text; nil when there is none.
+func schemaText(schema any) json.RawMessage {
+	if schema == nil {
+		return nil
+	}
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // tool returns the MCP tool called name, if a server offers it.
