@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultManifestVersion is a capsule's version when its manifest does not
-// give one (runtime.md, "Capsules, the roost and delegations").
+// give one (docs/capsules.md).
 const DefaultManifestVersion = "0.1.0"
 
 // The events a hook binds to (Hook.On).
@@ -36,7 +36,7 @@ func HookEvents() []string { return []string{HookOnToolCall, HookOnShell} }
 // CommitPolicies returns the values Hook.CommitPolicy may take.
 func CommitPolicies() []string { return []string{CommitDeny, CommitAllow} }
 
-// Manifest is one parsed capsule manifest (runtime.md, "Capsule manifest").
+// Manifest is one parsed capsule manifest (docs/manifest.md).
 // A span is the zero Span when its field was absent. Typed fields hold only
 // values the parser accepted: a refused value is left out, so a manifest
 // with errors must not be used to run anything.
@@ -146,7 +146,7 @@ type MCPServer struct {
 	EnvSpan Span // the env object
 }
 
-// Hook is one element of "hooks" (runtime.md, "Refusals of one step").
+// Hook is one element of "hooks" (docs/plans.md, "Step refusals").
 type Hook struct {
 	Index int  // position in the hooks list, from 0
 	Span  Span // the hook object

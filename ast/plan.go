@@ -31,7 +31,7 @@ var stepKindNames = [...]string{"none", "tool", "shell", "capsule"}
 // String returns "tool", "shell", "capsule" or "none".
 func (k StepKind) String() string { return stepKindNames[k] }
 
-// OnError is a step's failure policy (the seed's "Failure" table).
+// OnError is a step's failure policy (docs/plans.md, "Failure"; S18).
 type OnError uint8
 
 // The on_error policies; OnErrorFail is the default.

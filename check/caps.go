@@ -22,7 +22,7 @@ func BuiltinTools() []string { return ast.BuiltinTools() }
 //     only what it names). MCP servers contribute nothing yet: their tools are
 //     only known once the servers run and list them, which the runtime does
 //     before validation and adds to this inventory with WithTools
-//     (runtime.md, "Tools"). Until then ToolsPending is set when the
+//     (docs/mcp.md). Until then ToolsPending is set when the
 //     manifest has MCP servers, and the unknown-tool rule is off.
 //   - ShellAllow and SpawnAllow keep the manifest's order, each entry once
 //     (an exact duplicate is one grant, not an ambiguity for S15).

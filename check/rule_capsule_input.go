@@ -3,7 +3,7 @@ package check
 import "github.com/planc/planc/ast"
 
 // ruleCapsuleInput refuses a capsule step whose input is absent, or neither a
-// string nor {"objective": "<text>"} (the seed; S13).
+// string nor {"objective": "<text>"} (docs/plans.md; S13).
 var ruleCapsuleInput = Rule{
 	Code:     "capsule-input",
 	Severity: ast.Error,

@@ -62,7 +62,7 @@ var ruleCapsuleNotAllowed = Rule{
 
 // bareName returns the bare name a capsule step's name stands for, and
 // false when the name is namespaced ("local/worker" stands for "worker";
-// the seed names a capsule by its last segment). A name ending in "/"
+// a capsule is named by its last segment, S15). A name ending in "/"
 // stands for no bare name.
 func bareName(name string) (string, bool) {
 	i := strings.LastIndexByte(name, '/')

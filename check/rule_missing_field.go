@@ -3,7 +3,7 @@ package check
 import "github.com/planc/planc/ast"
 
 // ruleMissingField refuses a plan without "id" or "steps" and a step without
-// "id" (the seed's Shape tables mark them required).
+// "id" (docs/plans.md, "The plan" and "Steps"; P3).
 var ruleMissingField = Rule{
 	Code:     "missing-field",
 	Severity: ast.Error,

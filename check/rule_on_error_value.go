@@ -5,7 +5,7 @@ import "github.com/planc/planc/ast"
 var onErrorWords = [...]string{"fail", "skip", "continue"}
 
 // ruleOnErrorValue refuses an on_error other than fail, skip or continue
-// (the seed's list of refusals).
+// (docs/plans.md, "What is refused before anything runs").
 var ruleOnErrorValue = Rule{
 	Code:     "on-error-value",
 	Severity: ast.Error,

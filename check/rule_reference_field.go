@@ -5,7 +5,7 @@ import "github.com/planc/planc/ast"
 var refFields = [...]string{"output", "status"}
 
 // ruleReferenceField refuses a reference field other than output or status
-// (the seed's list; S6).
+// (docs/plans.md, "What is refused before anything runs"; S6).
 var ruleReferenceField = Rule{
 	Code:     "reference-field",
 	Severity: ast.Error,

@@ -2,8 +2,8 @@ package check
 
 import "github.com/planc/planc/ast"
 
-// ruleShellInputIgnored warns for input on a shell step, which the seed
-// says a shell step ignores (S14).
+// ruleShellInputIgnored warns for input on a shell step, which a shell
+// step ignores (docs/plans.md, "Shell steps"; S14).
 var ruleShellInputIgnored = Rule{
 	Code:     "shell-input-ignored",
 	Severity: ast.Warning,

@@ -3,7 +3,8 @@ package check
 import "github.com/planc/planc/ast"
 
 // SubmitPlan is the runtime-provided tool that takes a plan; a plan cannot
-// call it (the seed), even when the inventory lists it (S16).
+// call it (docs/plans.md, "What is refused before anything runs"), even when
+// the inventory lists it (S16).
 const SubmitPlan = "submit-plan"
 
 // ruleSubmitPlanTool refuses a tool step naming submit-plan.

@@ -7,7 +7,7 @@ import (
 )
 
 // ruleUnknownDependency refuses a depends_on entry naming a step the plan
-// does not declare (the seed's list of refusals).
+// does not declare (docs/plans.md, "What is refused before anything runs").
 var ruleUnknownDependency = Rule{
 	Code:     "unknown-dependency",
 	Severity: ast.Error,

@@ -2,18 +2,20 @@ package check
 
 import "github.com/planc/planc/ast"
 
-// planFields and stepFields are the fields the seed defines (S2).
+// planFields and stepFields are the fields a plan and a step may have
+// (docs/plans.md, "The plan" and "Steps"; S2).
 var (
 	planFields = [...]string{"id", "steps"}
 	stepFields = [...]string{"id", "tool", "shell", "capsule", "input", "depends_on", "if", "on_error", "retries"}
 )
 
-// ruleUnknownField refuses fields the seed does not define in the plan or a
-// step (S2): silently ignoring "dependson" would run steps in the wrong order.
+// ruleUnknownField refuses fields the plan format does not define in the plan
+// or a step (docs/plans.md, "The plan" and "Steps"; S2): silently ignoring
+// "dependson" would run steps in the wrong order.
 var ruleUnknownField = Rule{
 	Code:     "unknown-field",
 	Severity: ast.Error,
-	Doc:      "a field the seed does not define, in the plan or a step (S2)",
+	Doc:      "a field the plan format does not define, in the plan or a step (S2)",
 	Example:  `{"id": "b", "tool": "notes", "depends-on": ["a"]}`,
 	plan: func(p *Pass, r *Rule) {
 		for _, m := range p.Plan.Object.Members {

@@ -7,7 +7,8 @@ import (
 )
 
 // ruleUnknownReference refuses a $<id> reference, in input or in if, naming
-// a step the plan does not declare (the seed's list; S6).
+// a step the plan does not declare (docs/plans.md, "What is refused before
+// anything runs"; S6).
 var ruleUnknownReference = Rule{
 	Code:     "unknown-reference",
 	Severity: ast.Error,

@@ -7,7 +7,8 @@ import (
 )
 
 // ruleUnknownTool refuses a tool step naming a tool that is not in the
-// capsule's inventory (the seed's list). It needs capabilities.
+// capsule's inventory (docs/plans.md, "What is refused before anything
+// runs"). It needs capabilities.
 var ruleUnknownTool = Rule{
 	Code:      "unknown-tool",
 	Severity:  ast.Error,

@@ -8,7 +8,8 @@ import (
 )
 
 // rules returns every rule in the order they run: schema rules first, then
-// the seed's refusals, then the warnings. The order only matters for rules
+// the refusals of docs/plans.md ("What is refused before anything runs"),
+// then the warnings. The order only matters for rules
 // that read what earlier ones found for the same step: every rule that sets
 // Pass.Bad (the schema rules, shell-syntax, condition-syntax) comes before
 // shell-not-allowed and reference-not-dependency, which read it, and

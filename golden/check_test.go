@@ -62,7 +62,7 @@ func checkSuites(t *testing.T) []struct {
 }
 
 // TestCheckOK: every plan under testdata/check/ok is accepted with no
-// diagnostic at all, warnings included (the seed's plans among them,
+// diagnostic at all, warnings included (docs/plans.md's examples among them,
 // corrected where S9 says they are wrong); so is every plan under
 // testdata/mcp/ok, where references stand in MCP tools' fields.
 func TestCheckOK(t *testing.T) {

@@ -21,7 +21,8 @@ import (
 // traceDoc is the trace's documentation, held to the writers here.
 const traceDoc = "../docs/trace.md"
 
-// traceEvents are runtime.md's trace events, in the order of its table.
+// traceEvents are the trace events planc writes (docs/plans.md, "In the
+// trace"), in the order docs/trace.md lists them.
 var traceEvents = []string{
 	tracefile.EventSessionStart, tracefile.EventSessionEnd, tracefile.EventSpawnerEnded,
 	tracefile.EventPlanStart, tracefile.EventPlanStepStart, tracefile.EventPlanStep, tracefile.EventPlanEnd,
@@ -141,7 +142,7 @@ func typeOK(v any, typ string) bool {
 	return false
 }
 
-// TestTraceDoc: docs/trace.md documents every event of runtime.md, each
+// TestTraceDoc: docs/trace.md documents every event planc writes, each
 // with its fields in the order written, a type for each, and at least one
 // example line; every example line has ts, event and session first, then
 // exactly its event's fields, of the documented types, and tracefile

@@ -78,8 +78,8 @@ func TestCondEval(t *testing.T) {
 	}
 }
 
-// BenchmarkCond evaluates typical conditions: the seed's two-term ||, and a
-// four-term mix of && and || over status and output. Target: 0 allocs/op,
+// BenchmarkCond evaluates typical conditions: docs/plans.md's two-term ||, and
+// a four-term mix of && and || over status and output. Target: 0 allocs/op,
 // under 30 ns/op.
 func BenchmarkCond(b *testing.B) {
 	// The values take the longest path: the first term is false.

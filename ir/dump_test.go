@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestDump pins the text form docs/ir.md describes, on the seed's example
-// plan with a condition, a retried step and a capsule added.
+// TestDump pins the text form docs/ir.md describes, on docs/plans.md's example
+// plan ("An example") with a condition, a retried step and a capsule added.
 func TestDump(t *testing.T) {
 	prog := lower(t,
 		`{"id": "list", "tool": "repo-files", "input": {"glob": "tests/**"}}`,

@@ -100,8 +100,8 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 	if err := l.depends(st, s); err != nil {
 		return err
 	}
-	// Decision: a shell step ignores its input (the seed, S14), so the
-	// references in it are not slots and are never resolved (S9).
+	// Decision: a shell step ignores its input (docs/plans.md, "Shell steps";
+	// S14), so the references in it are not slots and are never resolved (S9).
 	var input *ast.Value
 	if s.InputField != nil && st.Kind != KindShell {
 		input = s.InputField.Value

@@ -20,8 +20,8 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// OnError is what a step's final failure does to the rest of the plan (the
-// seed's "Failure" table, semantics S18).
+// OnError is what a step's final failure does to the rest of the plan
+// (docs/plans.md, "Failure"; S18).
 type OnError uint8
 
 // The on_error policies; OnErrorFail is the default.

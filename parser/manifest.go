@@ -16,13 +16,13 @@ const (
 	CodeManifestBadValue     = "manifest-bad-value"
 )
 
-// ParseManifest parses a capsule manifest (runtime.md, "Capsule manifest";
-// docs/manifest.md) strictly: an unknown field at any level, a wrong JSON
-// type, a missing required field and a bad value are all errors, every one
-// reported (sorted by position), with a did-you-mean suggestion where one is
-// close. A null field is the same as an absent one, as in plans (S3). The
-// manifest is nil only when the document is not JSON or its root is not an
-// object; otherwise it holds every value that was accepted.
+// ParseManifest parses a capsule manifest (docs/manifest.md) strictly: an
+// unknown field at any level, a wrong JSON type, a missing required field and a
+// bad value are all errors, every one reported (sorted by position), with a
+// did-you-mean suggestion where one is close. A null field is the same as an
+// absent one, as in plans (S3). The manifest is nil only when the document is
+// not JSON or its root is not an object; otherwise it holds every value that
+// was accepted.
 func ParseManifest(src []byte, lim Limits) (*ast.Manifest, []ast.Diagnostic) {
 	s := newScanner(src, lim)
 	root := s.document()

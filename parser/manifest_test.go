@@ -14,7 +14,7 @@ import (
 	"github.com/planc/planc/ast"
 )
 
-// fullManifest is runtime.md's example, with every field.
+// fullManifest is a manifest with every field (docs/manifest.md).
 const fullManifest = `{
   "name": "local/planner",
   "version": "0.1.0",

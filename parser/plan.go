@@ -8,11 +8,11 @@ import (
 
 // ParsePlan parses a plan document into an *ast.Plan. The diagnostics are
 // the document-level ones (see the Code constants); when one of them is
-// fatal the plan is nil. Everything else (types, unknown fields, the seed's
-// refusals) is left to check, so the plan is built tolerantly: a typed field
-// is set only when its value has the right type, and its raw member is always
-// kept. `if` conditions are parsed here (Step.Cond or Step.CondErr), and every
-// reference in input and if is collected in Step.Refs.
+// fatal the plan is nil. Everything else (types, unknown fields, the plan
+// format's refusals, docs/plans.md) is left to check, so the plan is built
+// tolerantly: a typed field is set only when its value has the right type, and
+// its raw member is always kept. `if` conditions are parsed here (Step.Cond or
+// Step.CondErr), and every reference in input and if is collected in Step.Refs.
 func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 	p := newScanner(src, lim)
 	p.isPlan = true

@@ -43,10 +43,10 @@ func needScope(t *testing.T) {
 }
 
 // TestCancel: cancelling the submit-plan request (the Go SDK client sends
-// notifications/cancelled) cancels the plan as the seed says: the running
-// sub-capsules are ended, the undispatched step is skipped, the trace
-// records a cancelled task; nothing is left running, and the connection's
-// next plan is plan-2 of the same session.
+// notifications/cancelled) cancels the plan as docs/plans.md, "Cancel", says
+// (S22, S30): the running sub-capsules are ended, the undispatched step is
+// skipped, the trace records a cancelled task; nothing is left running, and the
+// connection's next plan is plan-2 of the same session.
 func TestCancel(t *testing.T) {
 	needScope(t)
 	t.Setenv(capsule.EnvGrace, "500ms")

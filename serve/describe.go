@@ -25,7 +25,8 @@ const (
 	CheckPlan  = "check-plan"
 )
 
-// reportSchema is submit-plan's output schema: the seed's report. It is
+// reportSchema is submit-plan's output schema: the report of docs/plans.md,
+// "The report". It is
 // plain JSON Schema without $schema, so that clients validating it with a
 // draft-07 validator compile it too.
 const reportSchema = `{

@@ -5,19 +5,19 @@
 // A Server offers two tools, built on github.com/modelcontextprotocol/go-sdk:
 //
 //   - submit-plan, whose arguments are the plan: it runs it exactly as
-//     `planc run` does (host.Run) and returns the seed's report, as
-//     structured content and as JSON text; a plan that did not complete is
-//     a failed tool result whose first text is the summary (S21), a refused
-//     plan a failed tool result listing the diagnostics. It is offered only
-//     when the capsule manifest grants capabilities.plan.submit.
+//     `planc run` does (host.Run) and returns the report (docs/plans.md, "The
+//     report"), as structured content and as JSON text; a plan that did not
+//     complete is a failed tool result whose first text is the summary (S21), a
+//     refused plan a failed tool result listing the diagnostics. It is offered
+//     only when the capsule manifest grants capabilities.plan.submit.
 //   - check-plan, always offered: the diagnostics `planc check --capsule`
 //     would print, as structured content and as text.
 //
 // One MCP connection (one ServeStream or Serve call) is one session: its
 // plans share one session directory and are numbered 1, 2, … (tasks
 // plan-1, plan-2, …). Cancelling a submit-plan request
-// (notifications/cancelled) cancels its plan with the seed's cancel
-// semantics, as does the client going away or the context ending; both
+// (notifications/cancelled) cancels its plan as docs/plans.md, "Cancel",
+// says (S22, S30), as does the client going away or the context ending; both
 // return only once every plan they started has wound down. ServeStream,
 // planc's stdio, answers a line that is no JSON-RPC message with an error
 // and goes on, answers every call it has read when its input ends, and

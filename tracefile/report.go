@@ -28,10 +28,10 @@ func decodeReport(b []byte, rep *keptReport) error {
 	return json.Unmarshal(b, rep)
 }
 
-// fastReport decodes b into rep when it is a report with the seed's
-// members only (plan_id, completed, canceled, failed_step, steps; each
-// step step_id, status, output, error), giving what encoding/json would;
-// it returns false for anything else.
+// fastReport decodes b into rep when it is a report with the members
+// of docs/plans.md, "The report", only (plan_id, completed, canceled,
+// failed_step, steps; each step step_id, status, output, error), giving what
+// encoding/json would; it returns false for anything else.
 func fastReport(b []byte, rep *keptReport) bool {
 	d := fastDecoder{b: b}
 	seenSteps := false

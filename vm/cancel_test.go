@@ -9,9 +9,9 @@ import (
 	"github.com/planc/planc/vm/vmtest"
 )
 
-// checkCanceled asserts the report fields the seed fixes for a cancelled
-// plan: canceled true, completed false, failed_step null, plan_end outcome
-// canceled, and the "was cancelled" summary (S21).
+// checkCanceled asserts the report fields docs/plans.md, "Cancel", fixes for a
+// cancelled plan: canceled true, completed false, failed_step null, plan_end
+// outcome canceled, and the "was cancelled" summary (S21).
 func checkCanceled(t *testing.T, h *vmtest.Host, rep vm.Report, summary string) {
 	t.Helper()
 	if !rep.Canceled || rep.Completed || rep.FailedStep != nil || !rep.Failed || rep.Outcome != vm.Canceled {
@@ -29,8 +29,8 @@ func checkCanceled(t *testing.T, h *vmtest.Host, rep vm.Report, summary string) 
 
 // TestCancelRunningCapsule is the cancel table's first row: a capsule step
 // whose sub-capsule is running is told to end through its context and
-// settles failed with the seed's error; it is not retried and on_error does
-// not apply.
+// settles failed with the cancel's error (docs/plans.md, "Cancel"); it is not
+// retried and on_error does not apply.
 func TestCancelRunningCapsule(t *testing.T) {
 	prog := compile(t,
 		`{"id": "w", "capsule": "worker", "input": "task", "retries": 2, "on_error": "skip"}`,
@@ -108,9 +108,9 @@ func TestCancelRunningToolAndShell(t *testing.T) {
 }
 
 // TestCancelNotDispatched is the fourth row: steps not dispatched never
-// run and settle skipped with the seed's error, in plan order, at once;
-// that includes a tool step waiting for the tool lane (S22). They get a
-// plan_step line (attempt 0) and no plan_step_start.
+// run and settle skipped with the cancel's error (docs/plans.md, "Cancel"), in
+// plan order, at once; that includes a tool step waiting for the tool lane
+// (S22). They get a plan_step line (attempt 0) and no plan_step_start.
 func TestCancelNotDispatched(t *testing.T) {
 	prog := compile(t,
 		`{"id": "t1", "tool": "a"}`,

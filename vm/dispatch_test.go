@@ -117,7 +117,7 @@ func TestInputSubstitution(t *testing.T) {
 
 // TestCapsuleObjective is S13: the objective is a string or
 // {"objective": …}, either may be a reference; an output that is none
-// reads as "" (decision, docs/vm.md).
+// reads as "" (V13).
 func TestCapsuleObjective(t *testing.T) {
 	prog := compile(t,
 		`{"id": "a", "shell": "x"}`,
@@ -140,8 +140,8 @@ func TestCapsuleObjective(t *testing.T) {
 }
 
 // TestShellArgv is S14: the host gets the command line split into words;
-// a shell step's input is ignored, references in it included (decision,
-// docs/vm.md), so an unsettled reference there does not fail it.
+// a shell step's input is ignored, references in it included (V14), so an
+// unsettled reference there does not fail it.
 func TestShellArgv(t *testing.T) {
 	prog := compile(t,
 		`{"id": "later", "tool": "t", "depends_on": ["s"]}`,
@@ -161,7 +161,7 @@ func TestShellArgv(t *testing.T) {
 	diff(t, "report", []row{{"s", "success", "", ""}, {"later", "success", "", ""}}, rows(rep))
 }
 
-// TestRefusal is the seed's "What a plan may reach": tool and shell steps
+// TestRefusal is docs/plans.md's "Step refusals": tool and shell steps
 // are put to the host's refusal check once, before dispatch; a refused step
 // settles failed with the refusal as its error, nothing is dispatched,
 // retries do not apply, on_error does. Capsule steps are not put to it.

@@ -1,6 +1,6 @@
 // Package vm is the last stage of planc's one-way flow
 // (bytes → ast → check → ir → vm): it runs an *ir.Program against a Host and
-// returns the seed's report.
+// returns the report of docs/plans.md, "The report".
 //
 // Run owns the ready set, plan-order dispatch, the single tool lane, the
 // concurrency of shell and capsule steps, conditions, reference resolution,

@@ -10,7 +10,7 @@ import (
 	"github.com/planc/planc/vm/vmtest"
 )
 
-// TestFailureTable drives every row of the seed's "Failure" table (S18): a
+// TestFailureTable drives every row of docs/plans.md's "Failure" table (S18): a
 // failing step "a" and a step "b" that depends on it.
 func TestFailureTable(t *testing.T) {
 	tests := []struct {
@@ -56,10 +56,10 @@ func TestFailureTable(t *testing.T) {
 	}
 }
 
-// TestFailureCauses covers each way the seed says a step fails: a failing
-// tool result, a non-zero exit, a sub-capsule that does not complete, a
-// reference that cannot be resolved (S9); and the host's refusal and
-// panic, which fail the step, never the VM.
+// TestFailureCauses covers each way a step fails (docs/plans.md, "Failure";
+// S20): a failing tool result, a non-zero exit, a sub-capsule that does not
+// complete, a reference that cannot be resolved (S9); and the host's refusal
+// and panic, which fail the step, never the VM.
 func TestFailureCauses(t *testing.T) {
 	prog := compile(t,
 		`{"id": "slow", "shell": "sleep 1"}`,

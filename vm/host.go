@@ -18,7 +18,7 @@ import (
 // fails the step the same way. Neither ever stops Run.
 type Host interface {
 	// Refuse is asked once before a tool or shell step's first dispatch
-	// (the seed's "What a plan may reach"). A non-nil error refuses the
+	// (docs/plans.md, "Step refusals"). A non-nil error refuses the
 	// step: it settles failed with the error's text, nothing is dispatched,
 	// retries do not apply and on_error does. The host writes its own
 	// trace line for the refusal (protected_path_denied, call_denied).
@@ -29,7 +29,7 @@ type Host interface {
 	// result text. A failing tool result is an error (whose text is the
 	// step's error); the returned text is kept as the step's output even
 	// then. Its context is not cancelled when Run's is: a running tool
-	// step runs to its own bound (the seed's cancel table).
+	// step runs to its own bound (docs/plans.md, "Cancel"; S22).
 	CallTool(ctx context.Context, c Call) (string, error)
 	// RunShell runs one attempt of a shell step: c.Step.Argv, whose first
 	// word the host resolves on PATH (S14). It returns standard output and
@@ -44,9 +44,9 @@ type Host interface {
 	// it is still being approved or started) and return. Run settles such
 	// a step failed with CapsuleEnded, whatever the host returns.
 	SpawnCapsule(ctx context.Context, c Call) (string, error)
-	// Trace receives one trace event. Events come in the order the seed
-	// and docs/trace.md require; the host adds ts and session when it writes
-	// them (Event.AppendFields).
+	// Trace receives one trace event. Events come in the order docs/plans.md
+	// ("In the trace") and docs/trace.md require; the host adds ts and session
+	// when it writes them (Event.AppendFields).
 	Trace(e Event)
 }
 

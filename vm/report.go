@@ -42,7 +42,7 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("vm: invalid status %q", b)
 }
 
-// The errors of steps settled by a cancel (the seed's cancel table, S22).
+// The errors of steps settled by a cancel (docs/plans.md, "Cancel"; S22).
 const (
 	// CanceledBeforeRun is the error of a step that had not been
 	// dispatched when the cancel landed, including one waiting for the
@@ -54,9 +54,9 @@ const (
 	CapsuleEnded = "the task running this plan was cancelled; this step's sub-capsule was ended with it"
 )
 
-// Report is what submit-plan returns: the seed's report object (its JSON
-// field names are the seed's) and, outside the JSON, the summary and the
-// failed-result flag.
+// Report is what submit-plan returns: the report object of docs/plans.md,
+// "The report" (its JSON field names are that section's) and, outside the JSON,
+// the summary and the failed-result flag.
 type Report struct {
 	PlanID    string `json:"plan_id"`
 	Completed bool   `json:"completed"`

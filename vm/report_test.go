@@ -13,8 +13,9 @@ import (
 	"github.com/planc/planc/vm/vmtest"
 )
 
-// TestReportJSON: the report's JSON has exactly the seed's field names,
-// steps in settle order, null for no output, no error and no failed step.
+// TestReportJSON: the report's JSON has exactly the field names of
+// docs/plans.md, "The report", steps in settle order, null for no output, no
+// error and no failed step.
 func TestReportJSON(t *testing.T) {
 	prog := compile(t,
 		`{"id": "a", "shell": "x", "on_error": "skip"}`,

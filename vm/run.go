@@ -8,7 +8,8 @@ import (
 	"github.com/planc/planc/ir"
 )
 
-// Options tunes one Run. The zero Options is the seed's behaviour.
+// Options tunes one Run. The zero Options is the behaviour docs/plans.md
+// describes.
 type Options struct {
 	// MaxParallel caps the shell and capsule steps in flight at once; 0
 	// means no cap (S17). Tool steps always run one at a time.
@@ -37,11 +38,11 @@ type Options struct {
 }
 
 // Run runs prog against host until every step it dispatched has settled,
-// and returns the report. Cancelling ctx cancels the plan with the seed's
-// semantics (S22); that is an outcome in the report, not an error. The
-// error is non-nil only when Run cannot start: a nil or invalid program
-// or a nil host. No goroutine Run started outlives it; Run waits for the
-// host to return from every dispatch it made.
+// and returns the report. Cancelling ctx cancels the plan as docs/plans.md,
+// "Cancel", says (S22, S30); that is an outcome in the report, not an error.
+// The error is non-nil only when Run cannot start: a nil or invalid program or
+// a nil host. No goroutine Run started outlives it; Run waits for the host to
+// return from every dispatch it made.
 func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report, error) {
 	if host == nil {
 		return Report{}, errors.New("vm: nil host")

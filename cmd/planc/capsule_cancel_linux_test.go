@@ -25,7 +25,8 @@ const cancelPlan = `{"id": "stop", "steps": [
 // The error of a capsule step the cancel ended (vm.CapsuleEnded).
 const capsuleEnded = "the task running this plan was cancelled; this step's sub-capsule was ended with it"
 
-// The completion.json the launcher writes (the seed's numbered list).
+// The completion.json the launcher writes (docs/plans.md, "Cancel", step 2
+// of the numbered list).
 const launcherCompletion = `{"status":"terminated","reported_by":"launcher","detail":"the parent ended this delegation"}` + "\n"
 
 // traceTime is the ts of a trace line.
@@ -39,11 +40,11 @@ func traceTime(t *testing.T, l map[string]any) time.Time {
 }
 
 // TestCapsuleCancel: SIGINT to the parent while two sub-capsules run,
-// exactly as the seed lists it: SIGTERM at once, SIGKILL of the leaf 5 s
-// later for the one that ignores it; session_end canceled from the one
-// that exits in time; completion.json from the launcher once each has
-// exited; task_canceled, the terminal delegation lines, task_end and
-// plan_end in the parent's trace; nothing left running.
+// exactly as docs/plans.md, "Cancel", lists it: SIGTERM at once, SIGKILL of the
+// leaf 5 s later for the one that ignores it; session_end canceled from the one
+// that exits in time; completion.json from the launcher once each has exited;
+// task_canceled, the terminal delegation lines, task_end and plan_end in the
+// parent's trace; nothing left running.
 func TestCapsuleCancel(t *testing.T) {
 	testkit.NeedScope(t)
 	t.Parallel()

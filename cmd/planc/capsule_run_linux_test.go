@@ -14,8 +14,8 @@ import (
 )
 
 // The end-to-end tests of capsule steps: planc run spawning sub-capsules
-// from a roost through the built binary (runtime.md, "Capsules, the roost
-// and delegations"; the seed's cancel table and numbered list).
+// from a roost through the built binary (docs/capsules.md; docs/plans.md,
+// "Cancel": its table and numbered list, S22, S30).
 
 // capsuleCaps is the spawning capsule: every shell step and tool call is
 // denied by a hook and the whole directory is read_only, which capsule

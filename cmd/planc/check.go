@@ -18,7 +18,7 @@ import (
 	"github.com/planc/planc/host/tools"
 )
 
-// checkCommand is planc check (cli.md).
+// checkCommand is planc check (docs/cli.md).
 var checkCommand = &command{
 	name:    "check",
 	summary: "check plans: every refusal and warning, with positions and fixes",

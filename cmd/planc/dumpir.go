@@ -4,7 +4,7 @@ import (
 	"fmt"
 )
 
-// dumpIRCommand is planc dump-ir (cli.md).
+// dumpIRCommand is planc dump-ir (docs/cli.md).
 var dumpIRCommand = &command{
 	name:    "dump-ir",
 	summary: "print the lowered program of a plan in its stable text form",

@@ -7,7 +7,7 @@ import (
 	"github.com/planc/planc/graph"
 )
 
-// graphCommand is planc graph (cli.md).
+// graphCommand is planc graph (docs/cli.md).
 var graphCommand = &command{
 	name:    "graph",
 	summary: "draw a plan's dependency graph for Graphviz dot or Mermaid",

@@ -23,7 +23,7 @@ const exitCanceled = int(session.ExitCanceled)
 // down before planc exits regardless.
 const abortGrace = 3 * time.Second
 
-// runCommand is planc run (cli.md).
+// runCommand is planc run (docs/cli.md).
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",

@@ -135,7 +135,7 @@ func startPlanc(t *testing.T, dir, sess, stepID string, args ...string) (*exec.C
 
 // TestRunCancel: SIGINT cancels the plan (S22): the running shell step
 // runs to its end, the steps not dispatched settle skipped with the
-// seed's error, and planc exits 3.
+// cancel's error (docs/plans.md, "Cancel"; S22), and planc exits 3.
 func TestRunCancel(t *testing.T) {
 	testkit.NeedScope(t)
 	dir := t.TempDir()

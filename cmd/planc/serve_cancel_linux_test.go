@@ -49,8 +49,8 @@ func startCancelServe(t *testing.T, sleepPolite, sleepStubborn string) (*serveCo
 }
 
 // checkCanceled checks the trace of a plan cancelled while both
-// sub-capsules ran (the seed's cancel table and numbered list), and that
-// nothing of it is left running.
+// sub-capsules ran (docs/plans.md, "Cancel": its table and numbered list), and
+// that nothing of it is left running.
 func checkCanceled(t *testing.T, dir, sess string, markers ...string) {
 	t.Helper()
 	lines := testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
@@ -103,8 +103,8 @@ func mapsEqual(a, b map[string]string) bool {
 }
 
 // TestServeCancel: the client cancels the submit-plan call
-// (notifications/cancelled); planc cancels the plan with the seed's
-// cancel semantics, keeps serving, and the next plan is plan-2 of the
+// (notifications/cancelled); planc cancels the plan as docs/plans.md,
+// "Cancel" says (S22, S30), keeps serving, and the next plan is plan-2 of the
 // same session.
 func TestServeCancel(t *testing.T) {
 	testkit.NeedScope(t)

@@ -11,9 +11,9 @@ import (
 
 // withSignals calls fn with SIGINT and SIGTERM wired to it, as planc run
 // and planc serve need them: the first signal cancels fn's context (the
-// seed's cancel, S22), a second closes abort (every process of the plans
-// ended at once); if fn has not returned abortGrace after that, planc
-// exits 3 with one line on standard error: "CMD: ended at once; WHAT did
+// cancel of docs/plans.md, "Cancel"; S22), a second closes abort (every process
+// of the plans ended at once); if fn has not returned abortGrace after that,
+// planc exits 3 with one line on standard error: "CMD: ended at once; WHAT did
 // not wind down in time".
 func withSignals[T any](e *env, abort chan struct{}, cmd, what string, fn func(ctx context.Context) T) T {
 	ctx, cancel := context.WithCancel(context.Background())

@@ -9,7 +9,7 @@ import (
 	"github.com/planc/planc/tracefile"
 )
 
-// traceCommand is planc trace (cli.md).
+// traceCommand is planc trace (docs/cli.md).
 var traceCommand = &command{
 	name:    "trace",
 	summary: "read a session's trace: its step rows, or the whole session tree",

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/session"
@@ -124,11 +122,7 @@ func waitText(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			name := unix.SignalName(ws.Signal())
-			if name == "" {
-				name = ws.Signal().String()
-			}
-			return "was killed by signal " + name
+			return "was killed by signal " + shell.SignalName(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}

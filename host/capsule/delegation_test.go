@@ -29,8 +29,9 @@ func TestTaskLines(t *testing.T) {
 	d.BeforeTrace(vm.Event{Kind: vm.PlanStep})
 	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Completed})
 	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled})
-	// After a fail-stop the outcome stays failed, but a capsule the
-	// cancel ended is closed all the same (docs/vm.md, decision 12).
+	// A plan_end that is not canceled still closes a capsule the cancel
+	// ended: the launcher does not rely on the VM turning a cancel after a
+	// fail-stop into canceled (S30, V12), it closes whatever it ended.
 	d.ended = []endedDelegation{{"p", "b", "plan-2-b-1"}, {"p", "a", "plan-2-a-1"}}
 	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Failed})
 	tr.Close()

@@ -3,7 +3,7 @@
 // passes before it is dispatched (docs/manifest.md, "hooks" and
 // "capabilities"); and it opens the files the built-in tools write so that
 // no step racing them can redirect a write into the protected set (Set,
-// OpenWrite, WriteFile; docs/security-protect.md).
+// OpenWrite, WriteFile; docs/security.md).
 //
 // In the flow of `planc run`, the VM asks the host's Refuse before a tool or
 // shell step's first dispatch (vm.Host.Refuse); the host builds one Checker

@@ -101,7 +101,7 @@ func exitError(err error) error {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
 		switch {
 		case ws.Signaled():
-			return fmt.Errorf("killed by signal %s", signalName(ws.Signal()))
+			return fmt.Errorf("killed by signal %s", SignalName(ws.Signal()))
 		case ws.Exited():
 			return fmt.Errorf("exit status %d", ws.ExitStatus())
 		}

@@ -257,7 +257,7 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 	case werr != nil:
 		r.Err = werr
 	case r.Signal != 0:
-		r.Err = fmt.Errorf("killed by signal %s", signalName(r.Signal))
+		r.Err = fmt.Errorf("killed by signal %s", SignalName(r.Signal))
 	case r.ExitCode != 0:
 		r.Err = fmt.Errorf("exit status %d", r.ExitCode)
 	}

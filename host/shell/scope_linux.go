@@ -291,11 +291,3 @@ func (l *leaf) finish() (setup, err error) {
 	}
 	return setup, err
 }
-
-// signalName names sig as SIGTERM does.
-func signalName(sig syscall.Signal) string {
-	if n := unix.SignalName(sig); n != "" {
-		return n
-	}
-	return sig.String()
-}

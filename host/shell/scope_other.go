@@ -124,14 +124,6 @@ func (g *pgroup) finish() (setup, err error) {
 	return nil, nil
 }
 
-// signalName names sig as SIGTERM does.
-func signalName(sig syscall.Signal) string {
-	if n := unix.SignalName(sig); n != "" {
-		return n
-	}
-	return fmt.Sprint(sig)
-}
-
 // ShimMain is `planc __shim`, which only Linux uses: elsewhere it says so
 // and returns 127.
 func ShimMain(args []string) int {

@@ -56,8 +56,8 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 	return nil, errNoProcessControl
 }
 
-// signalName names sig.
-func signalName(sig syscall.Signal) string { return sig.String() }
+// SignalName names sig as Go does: Windows has no SIGTERM-style names.
+func SignalName(sig syscall.Signal) string { return sig.String() }
 
 // ShimMain is `planc __shim`, which only Linux uses.
 func ShimMain(args []string) int {

@@ -19,7 +19,7 @@ func TestRepoFilesGitignore(t *testing.T) {
 	tree(t, dir,
 		"main.go", "debug.log", "keep.log", "build/out.go", "node_modules/left/pad.js",
 		"src/a.go", "src/gen.go", "src/tmp/x.go", "src/build/b.go", "src/vendor/v.go",
-		"docs/a.md", "docs/draft.md", "docs/sub/draft.md", "docs/sub/final.md",
+		"notes/a.md", "notes/draft.md", "notes/sub/draft.md", "notes/sub/final.md",
 		"local.go", "examples/a.json", "examples/b.sh", "examples/c.txt", "examples/sub/d.json",
 		"node_modules/inner/!keep.js")
 	ignore := map[string]string{
@@ -27,9 +27,9 @@ func TestRepoFilesGitignore(t *testing.T) {
 		// Nested: applies under src only, and overrides the top file.
 		"src/.gitignore": "gen.go\ntmp/\nvendor/*\n!vendor/v.go\n",
 		// A negation in a deeper file re-includes what the parent ignored.
-		"docs/.gitignore":     "draft.md\n",
-		"docs/sub/.gitignore": "!draft.md\n",
-		".git/info/exclude":   "local.go\r\n",
+		"notes/.gitignore":     "draft.md\n",
+		"notes/sub/.gitignore": "!draft.md\n",
+		".git/info/exclude":    "local.go\r\n",
 	}
 	for name, body := range ignore {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
@@ -48,15 +48,15 @@ func TestRepoFilesGitignore(t *testing.T) {
 		{"build/out.go", nil},                // anchored /build/: ignored at the top only
 		{"node_modules/**", nil},             // an ignored directory is not entered
 		{"node_modules/inner/!keep.js", nil}, // even where a negation names a file in it
-		{"docs/**/*.md", []string{"docs/a.md", "docs/sub/draft.md", "docs/sub/final.md"}},
+		{"notes/**/*.md", []string{"notes/a.md", "notes/sub/draft.md", "notes/sub/final.md"}},
 		{"local.go", nil},
 		{"src/tmp/**", nil},
 		{"examples/*.{json,sh}", []string{"examples/a.json", "examples/b.sh"}},
 		{"examples/**/*.{json,sh}", []string{"examples/a.json", "examples/b.sh", "examples/sub/d.json"}},
-		{"{src,docs}/a.*", []string{"docs/a.md", "src/a.go"}},
+		{"{src,notes}/a.*", []string{"notes/a.md", "src/a.go"}},
 		{"{src,src}/a.go", []string{"src/a.go"}},
 		{"examples/[ab].*", []string{"examples/a.json", "examples/b.sh"}},
-		{"**/.gitignore", []string{".gitignore", "docs/.gitignore", "docs/sub/.gitignore", "src/.gitignore"}},
+		{"**/.gitignore", []string{".gitignore", "notes/.gitignore", "notes/sub/.gitignore", "src/.gitignore"}},
 	} {
 		wantRepoFiles(t, dir, tc.glob, tc.want)
 	}

@@ -1,18 +1,19 @@
 package testkit
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/testkit/update"
 )
 
-// Update is the -update flag of every test package that compares with
-// golden files: with it, GoldenFile and GoldenSection rewrite what they
-// would compare with (review the diff before committing).
-var Update = flag.Bool("update", false, "rewrite golden files and marked sections instead of comparing with them")
+// Update is the -update flag (package update): with it, GoldenFile and
+// GoldenSection rewrite what they would compare with (review the diff
+// before committing).
+var Update = update.Update
 
 // GoldenFile compares got with the file path, or with -update rewrites the
 // file; what names the content in a failure ("diagnostics", "IR", …).
