@@ -151,15 +151,18 @@ func (s *protectedSet) command(word, dir string) (string, error) {
 	if !ok {
 		return "", nil
 	}
+	// The common case costs what S14's lookup did, and one stat.
+	if path, err := shell.Resolve(word, dir); err == nil {
+		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, was.fi) {
+			return was.real, nil
+		}
+	}
 	now, ok := resolveBinary(word, dir)
-	switch {
-	case !ok:
+	if !ok {
 		return "", fmt.Errorf("refused: %q resolves to no file now; when the plan started it ran %s: "+
 			"planc runs only what an allowed command resolved to at plan start; restore it, or start the plan again", word, was.real)
-	case !os.SameFile(now.fi, was.fi):
-		return "", fmt.Errorf("refused: %q now resolves to %s, not to %s, the file it ran when the plan started; "+
-			"planc runs only what an allowed command resolved to at plan start; remove %s, or start the plan again",
-			word, now.real, was.real, now.path)
 	}
-	return was.real, nil
+	return "", fmt.Errorf("refused: %q now resolves to %s, not to %s, the file it ran when the plan started; "+
+		"planc runs only what an allowed command resolved to at plan start; remove %s, or start the plan again",
+		word, now.real, was.real, now.path)
 }

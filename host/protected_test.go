@@ -236,3 +236,20 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// BenchmarkProtectedCommand is what the check of an allowed command adds
+// to each shell step's dispatch: resolving its word again, following its
+// links and comparing the file with the one of plan start.
+func BenchmarkProtectedCommand(b *testing.B) {
+	m := testkit.Manifest(b, `{"name": "local/b", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["true"]}}}`)
+	dir := b.TempDir()
+	s := newProtectedSet(protectedInput{m: m, manifestDir: dir, workDir: dir})
+	if _, ok := s.bins["true"]; !ok {
+		b.Skip("no true on PATH")
+	}
+	for b.Loop() {
+		if _, err := s.command("true", dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
