@@ -24,7 +24,14 @@
 //     capsule step's child `planc __capsule` in a leaf cgroup of the
 //     plan's scope (docs/capsules.md), and the child's side.
 //   - host/shell: shell steps, one leaf cgroup per step in the plan's
-//     scope, the plan files and read_only paths protected by the kernel.
+//     scope, the protected set held read-only by the kernel.
 //   - host/protect: the refusals of one step (read_only and hooks), each
-//     with its trace line.
+//     with its trace line, and the built-in tools' race-free writes.
+//
+// What a run protects (protected.go) is taken once, at plan start: the
+// whole session directory, every read_only path, the roost, the --capsule
+// manifest, the files the allowed shell commands resolve to, and what a
+// spawning capsule protects. The kernel holds it read-only for steps and
+// capsule commands, the built-in tools check what they open against it,
+// and the refusals refuse a step that names it (docs/security.md).
 package host

@@ -26,10 +26,9 @@ type runHost struct {
 	checker refuser // nil: nothing to refuse
 	scope   shellScope
 	shell   shellSpec
-	// plansDir is the session's plans/, absolute: protected like a
-	// read_only path, but by the runtime.
-	plansDir string
-	observe  func(*ir.Program, vm.Event)
+	// protected is the run's protected set, taken at plan start.
+	protected *protectedSet
+	observe   func(*ir.Program, vm.Event)
 	// caps runs the capsule steps.
 	caps *capsule.Launcher
 }
@@ -84,10 +83,14 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 		return errors.New(r.Message)
 	}
 	h.task.Trace.ProtectedPathDenied(c.PlanID, c.Step.ID, r.Path)
-	if r.ReadOnly == h.plansDir {
-		// The session's plans/ is protected by the runtime, not by a
-		// read_only entry the capsule could drop.
-		return fmt.Errorf("refused: step writes %q, under the session's plan files (%s), which no step may change", r.Path, session.PlansDir)
+	if what, ok := h.protected.runtime(r.ReadOnly); ok {
+		// Protected by the runtime, not by a read_only entry the
+		// capsule could drop.
+		under := fmt.Sprintf(", under %q", r.ReadOnly)
+		if r.Path == r.ReadOnly {
+			under = ""
+		}
+		return fmt.Errorf("refused: step writes %q%s (%s), which no step may change; write elsewhere", r.Path, under, what)
 	}
 	return errors.New(r.Message)
 }
@@ -105,7 +108,17 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 	if h.scope == nil {
 		return "", errors.New("no cgroup scope is open for shell steps")
 	}
-	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env})
+	sp := shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env}
+	if len(sp.Argv) > 0 {
+		// What an allowed word resolved to at plan start is protected:
+		// the step runs that very file, or is refused.
+		path, err := h.protected.command(sp.Argv[0], sp.Dir)
+		if err != nil {
+			return h.task.Cut(c.Step.ID, c.Index, "", err)
+		}
+		sp.Path = path
+	}
+	r := h.scope.Run(ctx, sp)
 	return h.task.Cut(c.Step.ID, c.Index, string(r.Output), r.Err)
 }
 

@@ -43,6 +43,10 @@ type Config struct {
 	// relative paths start from.
 	Manifest    *ast.Manifest
 	ManifestDir string
+	// ManifestPath is the file the manifest was read from (--capsule);
+	// "" when it came from no file. No step and no tool call may change
+	// it.
+	ManifestPath string
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -236,20 +240,23 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	}
 
 	h := &runHost{
-		prog:     prog,
-		task:     task,
-		tools:    &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath()}},
-		plansDir: task.PlansDir(),
-		observe:  r.cfg.Observe,
-		caps:     capsule.NewLauncher(task, r.m, r.cfg.Roost),
+		prog:    prog,
+		task:    task,
+		tools:   &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath()}},
+		observe: r.cfg.Observe,
+		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
-	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: protectedPaths(r.m, r.manifestDir, h.plansDir),
+	// The protected set, taken now, at plan start: the kernel holds it
+	// read-only for the steps and the capsules' commands, the built-in
+	// tools check what they open against it, and the refusals refuse a
+	// step that names it.
+	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.ManifestPath,
+		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir()})
+	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
 	h.caps.Protect = h.shell.protect
-	// The built-in tools check what they open against the same paths.
-	h.tools.Builtins.Protected = protect.NewSet(h.shell.protect, []string{h.tools.Builtins.NotesPath})
-	// The checker's read_only paths: the manifest's, and the plan files.
-	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.plansDir)
+	h.tools.Builtins.Protected = h.protected.toolSet(h.tools.Builtins.NotesPath)
+	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.protected.runtimePaths()...)
 	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
 	if err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
@@ -380,17 +387,6 @@ func shellTimeout(cfg *Config, m *ast.Manifest) time.Duration {
 		return m.Capabilities.ShellTimeout.D
 	}
 	return DefaultShellTimeout
-}
-
-// protectedPaths are the paths no step may write under: the session's
-// plans/ directory and every capabilities.filesystem.read_only path
-// (relative to the manifest's directory), made absolute.
-func protectedPaths(m *ast.Manifest, manifestDir, plansDir string) []string {
-	out := []string{plansDir}
-	for _, p := range m.Capabilities.ReadOnly {
-		out = append(out, absPath(manifestDir, p.Name))
-	}
-	return out
 }
 
 // absPath makes p absolute against base (itself made absolute), cleaned.

@@ -190,7 +190,7 @@ func TestRunFakeScope(t *testing.T) {
 	for _, s := range res.Report.Steps {
 		out[s.StepID] = s
 	}
-	if o := out["e"].Output; o == nil || *o != "echo hi in "+filepath.Base(dir)+" protecting plans" {
+	if o := out["e"].Output; o == nil || *o != "echo hi in "+filepath.Base(dir)+" protecting "+res.Session.Info.ID {
 		t.Errorf("e: %v", o)
 	}
 	if o := out["b"].Output; o == nil || !strings.HasSuffix(*o, "whole text at "+session.RuntimeDir+"/sessions/"+res.Session.Info.ID+"/outputs/plan-1/b.txt]") {

@@ -51,6 +51,9 @@ type Config struct {
 	// ManifestDir is the directory its relative paths start from.
 	Manifest    *ast.Manifest
 	ManifestDir string
+	// ManifestPath is the file the manifest was read from, "" for none:
+	// protected from the plans' steps (host.Config.ManifestPath).
+	ManifestPath string
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -214,6 +217,7 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 		Plan:         plan,
 		Manifest:     c.s.m,
 		ManifestDir:  cfg.ManifestDir,
+		ManifestPath: cfg.ManifestPath,
 		WorkDir:      cfg.WorkDir,
 		SessionDir:   sessionDir,
 		MaxParallel:  cfg.MaxParallel,

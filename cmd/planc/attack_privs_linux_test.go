@@ -128,7 +128,8 @@ func attackConfs(t *testing.T) []attackConf {
 }
 
 // attack runs the steps (shell steps, or "capsule:CLASS" for a capsule
-// whose command runs the attacker's CLASS) in one plan under every
+// whose command runs the attacker's CLASS, or "capsule-plan:CLASS" for one
+// whose plan runs it as a shell step) in one plan under every
 // attackConf, after the control of class when class is not "".
 func attack(t *testing.T, class string, steps ...string) {
 	confs := attackConfs(t)

@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,14 @@ type attackWorld struct {
 	conf                     attackConf
 	dir, sess, plan, secret  string
 	marker, holder, attacker string
+
+	// More for the attacks on the whole protected set (attackSet): more
+	// targets beside the plan and the secret (those that exist before the
+	// run must keep their bytes), protected directories, shell words to
+	// allow, variables for planc's environment, and more checks after
+	// the run.
+	targets, dirs, allow, env []string
+	after                     func(t *testing.T)
 }
 
 const secretBytes = "the secret's original bytes\n"
@@ -122,7 +131,7 @@ func startHolder(t *testing.T, attacker, path string, nonRoot bool) int {
 func (w *attackWorld) config(t *testing.T, cgroup string) {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{
-		"targets": []string{w.plan, w.secret}, "dir": w.dir,
+		"targets": append([]string{w.plan, w.secret}, w.targets...), "dirs": w.dirs, "dir": w.dir,
 		"pids": []int{atoi(w.holder), os.Getpid()}, "cgroups": []string{cgroup},
 		"marker": w.marker, "self": w.attacker,
 	})
@@ -149,10 +158,16 @@ func (w *attackWorld) run(t *testing.T, steps []string) {
 	var roost []string
 	for i, s := range steps {
 		step := map[string]any{"id": "s" + strconv.Itoa(i+1), "on_error": "continue"}
+		name := "evil" + strconv.Itoa(i+1)
 		if class, ok := strings.CutPrefix(s, "capsule:"); ok {
-			name := "evil" + strconv.Itoa(i+1)
 			roost = append(roost, "roost/local/"+name+"/capsule.json", fmt.Sprintf(
 				`{"name": "local/%s", "entrypoint": {"command": [%q, %q]}}`, name, w.attacker, class))
+			step["capsule"], step["input"] = name, "attack"
+		} else if class, ok := strings.CutPrefix(s, "capsule-plan:"); ok {
+			// A sub-capsule whose plan runs the attacker as its own step.
+			roost = append(roost, "roost/local/"+name+"/capsule.json", fmt.Sprintf(
+				`{"name": "local/%s", "capabilities": {"shell": {"allow": [%q]}}, "entrypoint": {"plan": "plan.json"}}`, name, w.attacker),
+				"roost/local/"+name+"/plan.json", fmt.Sprintf(`{"id": "sub", "steps": [{"id": "a", "shell": %q}]}`, w.attacker+" "+class))
 			step["capsule"], step["input"] = name, "attack"
 		} else {
 			step["shell"] = w.expand(s)
@@ -162,21 +177,64 @@ func (w *attackWorld) run(t *testing.T, steps []string) {
 	planJSON, _ := json.Marshal(plan)
 	var spawn []string
 	for i := 0; i+1 < len(roost); i += 2 {
-		spawn = append(spawn, "local/"+filepath.Base(filepath.Dir(roost[i])))
+		if filepath.Base(roost[i]) == "capsule.json" {
+			spawn = append(spawn, "local/"+filepath.Base(filepath.Dir(roost[i])))
+		}
 	}
 	spawnJSON, _ := json.Marshal(spawn)
+	allowJSON, _ := json.Marshal(append([]string{w.attacker, "sh"}, w.allow...))
 	testkit.WriteFiles(t, w.dir, append([]string{"plan.json", string(planJSON), "capsule.json", fmt.Sprintf(`{
 		"name": "local/attack",
 		"capabilities": {"plan": {"submit": true},
-			"shell": {"allow": [%q, "sh"]}, "spawn": {"allow": %s},
+			"shell": {"allow": %s}, "spawn": {"allow": %s},
 			"filesystem": {"read_only": ["guarded"]}}
-	}`, w.attacker, spawnJSON)}, roost...)...)
-	if w.conf.nonRoot {
-		for _, f := range []string{"plan.json", "capsule.json", "attack.json"} {
-			os.Chown(filepath.Join(w.dir, f), 65534, 65534)
+	}`, allowJSON, spawnJSON)}, roost...)...)
+	kept := map[string][]byte{}
+	for _, p := range w.targets {
+		if b, err := os.ReadFile(p); err == nil {
+			kept[p] = b
 		}
 	}
+	r := w.exec(t)
+	if r.code != 0 {
+		t.Errorf("planc exit %d; want 0 (every attack blocked):\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, s := range r.report(t).Steps {
+		out := deref(s.Output)
+		t.Logf("%s: %s %s\n%s", s.StepID, s.Status, deref(s.Error), out)
+		if s.Status != "success" || strings.Contains(out, "ESCAPED") || !strings.Contains(out, "blocked") {
+			t.Errorf("step %s: %s, %s; want every attempt blocked:\n%s", s.StepID, s.Status, deref(s.Error), out)
+		}
+	}
+	w.checkIntact(t, planJSON)
+	for p, b := range kept {
+		if now, err := os.ReadFile(p); err != nil || string(now) != string(b) {
+			t.Errorf("%s: %q, %v; want its bytes before the run, %q", p, now, err, b)
+		}
+	}
+	if w.after != nil {
+		w.after(t)
+	}
+	if left := testkit.Running(w.marker); len(left) > 0 {
+		t.Errorf("processes of the plan outlived planc: %v", left)
+	}
+}
 
+// exec runs `planc run` of the world's plan.json under its capsule.json
+// as w.conf says, planc's user owning the world first; it skips t when
+// protection is off for an unprivileged planc, and fails it when it is
+// off for root.
+func (w *attackWorld) exec(t *testing.T) runOut {
+	t.Helper()
+	if w.conf.nonRoot {
+		// What planc's user owns it could change but for the protection.
+		filepath.WalkDir(w.dir, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				os.Lchown(p, 65534, 65534)
+			}
+			return nil
+		})
+	}
 	cmd, cleanup := w.plancCmd(t)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -189,20 +247,7 @@ func (w *attackWorld) run(t *testing.T, steps []string) {
 		}
 		t.Fatalf("protection is off for root: %s", r.stderr)
 	}
-	if r.code != 0 {
-		t.Errorf("planc exit %d; want 0 (every attack blocked):\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	for _, s := range r.report(t).Steps {
-		out := deref(s.Output)
-		t.Logf("%s: %s %s\n%s", s.StepID, s.Status, deref(s.Error), out)
-		if s.Status != "success" || strings.Contains(out, "ESCAPED") || !strings.Contains(out, "blocked") {
-			t.Errorf("step %s: %s, %s; want every attempt blocked:\n%s", s.StepID, s.Status, deref(s.Error), out)
-		}
-	}
-	w.checkIntact(t, planJSON)
-	if left := testkit.Running(w.marker); len(left) > 0 {
-		t.Errorf("processes of the plan outlived planc: %v", left)
-	}
+	return r
 }
 
 // checkIntact fails t unless the plan file and the read_only file hold
@@ -223,7 +268,7 @@ func (w *attackWorld) checkIntact(t *testing.T, planJSON []byte) {
 func (w *attackWorld) plancCmd(t *testing.T) (*exec.Cmd, func()) {
 	t.Helper()
 	cmd := plancCmd(t, w.dir, "--session", w.sess, "--capsule", "capsule.json", "plan.json")
-	cmd.Env = append(os.Environ(), shell.EnvLock+"="+w.conf.lock)
+	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+w.conf.lock), w.env...)
 	own, err := shell.OwnCgroupDir()
 	if err != nil {
 		t.Fatal(err)

@@ -104,13 +104,16 @@ func runRun(e *env, c *command, args []string) int {
 		defer view.stop()
 	}
 
-	m, manifestDir := host.DefaultManifest(), ""
+	m, manifestDir, manifestPath := host.DefaultManifest(), "", ""
 	if *capsule != "" {
 		var ok bool
 		if m, _, ok = e.manifestArg("run", *capsule); !ok {
 			return exitUsage
 		}
 		manifestDir = filepath.Dir(*capsule)
+		if *capsule != stdinName {
+			manifestPath = *capsule // protected from the plan's steps
+		}
 	}
 	if err := host.Admit(m); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
@@ -136,6 +139,7 @@ func runRun(e *env, c *command, args []string) int {
 		Plan:         plan,
 		Manifest:     m,
 		ManifestDir:  manifestDir,
+		ManifestPath: manifestPath,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

@@ -87,6 +87,7 @@ func runServe(e *env, c *command, args []string) int {
 	srv := serve.New(serve.Config{
 		Manifest:     m,
 		ManifestDir:  manifestDir,
+		ManifestPath: *capsule,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

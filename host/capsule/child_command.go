@@ -130,10 +130,15 @@ func waitText(err error) string {
 }
 
 // protectedPaths is what the command must not write: this sub-capsule's
-// plans/ and its manifest's read_only paths, absolute (shell.Contain adds
-// what the parent protects).
+// whole session directory, its manifest, the roost and its manifest's
+// read_only paths, absolute (shell.Contain adds what the parent protects,
+// which holds the parent's session, and so this one's, its roost and its
+// manifest already).
 func (r *child) protectedPaths(sessDir string) []string {
-	out := []string{absUnder("", filepath.Join(sessDir, session.PlansDir))}
+	out := []string{absUnder("", sessDir), absUnder("", r.cfg.Manifest)}
+	if r.cfg.Roost != "" {
+		out = append(out, absUnder("", r.cfg.Roost))
+	}
 	for _, p := range r.m.Capabilities.ReadOnly {
 		out = append(out, absUnder(r.manifestDir, p.Name))
 	}

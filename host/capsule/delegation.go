@@ -41,11 +41,15 @@ const MaxDelegationDepth = 16
 type Launcher struct {
 	task  *session.Task
 	roost Roost
-	from  string   // the spawning capsule's name
-	allow []string // its capabilities.spawn.allow
-	depth int      // this session's depth: 0 at top level
-	grace time.Duration
-	exe   string // the planc to start as `planc __capsule`; "" is this one
+	// roostWas is whether the roost was a directory when the plan
+	// started: a roost made since is the plan's own doing, and nothing is
+	// spawned from it.
+	roostWas bool
+	from     string   // the spawning capsule's name
+	allow    []string // its capabilities.spawn.allow
+	depth    int      // this session's depth: 0 at top level
+	grace    time.Duration
+	exe      string // the planc to start as `planc __capsule`; "" is this one
 	// Protect is what the plan's steps must not write: handed to each
 	// child, whose own steps and command keep it read-only.
 	Protect []string
@@ -65,12 +69,21 @@ func NewLauncher(task *session.Task, m *ast.Manifest, roost string) *Launcher {
 	if roost == "" {
 		roost = filepath.Join(task.WorkDir, DefaultRoostDir)
 	}
+	if abs, err := filepath.Abs(roost); err == nil {
+		roost = abs
+	}
 	depth, _ := strconv.Atoi(os.Getenv(EnvDelegationDepth))
+	fi, err := os.Stat(roost)
 	return &Launcher{
-		task: task, roost: Roost{Dir: roost}, from: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
+		task: task, roost: Roost{Dir: roost}, roostWas: err == nil && fi.IsDir(),
+		from: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
 		depth: max(depth, 0), grace: Grace(),
 	}
 }
+
+// RoostDir returns the roost the capsule steps spawn from, absolute: a
+// protected path of the run.
+func (d *Launcher) RoostDir() string { return d.roost.Dir }
 
 // delegationID names the delegation of one attempt of a capsule step:
 // plan-<n>-<step>-<attempt>, where <step> is the step id made safe for a
@@ -101,6 +114,12 @@ const Unsupported = "capsule steps are not supported by this runtime yet"
 func (d *Launcher) Spawn(ctx context.Context, st Starter, c vm.Call) (string, error) {
 	if d == nil || st == nil {
 		return "", errors.New(Unsupported)
+	}
+	if !d.roostWas {
+		// The kernel protects only what exists when the steps' view is
+		// set up: a roost made since could be the plan's own.
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: the roost %s was not a directory when the plan started, "+
+			"and a capsule the plan itself could have written is never run; make the roost before the run", c.Step.Target, d.roost.Dir)
 	}
 	rc, err := d.roost.Resolve(c.Step.Target, d.from, d.allow)
 	if err != nil {

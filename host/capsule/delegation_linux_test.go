@@ -64,7 +64,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 	defer tr.Close()
 	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
 	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
-	d := &Launcher{task: task, roost: Roost{Dir: roost}, from: "local/top", allow: []string{"local/worker"}, grace: time.Second, exe: exe}
+	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: time.Second, exe: exe}
 
 	for i, up := range []string{"0.4", "never"} {
 		log := filepath.Join(dir, "log-"+up)

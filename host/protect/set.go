@@ -18,10 +18,10 @@ import (
 // resolves its path cannot make it write there (see OpenWrite). A Set is
 // read only after NewSet: it may be shared by goroutines.
 type Set struct {
-	entries  []setEntry
-	byID     map[fileID]*setEntry
-	hasDirs  bool // a directory entry exists: ancestors must be walked
-	writable []writableFile
+	entries    []setEntry
+	byID       map[fileID]*setEntry
+	hasDirs    bool // a directory entry exists: ancestors must be walked
+	appendable []appendFile
 
 	// linked holds the files with more than one name under the protected
 	// directories, found on the first write of a file with more than one
@@ -45,9 +45,9 @@ type setEntry struct {
 	dir  bool   // it was a directory when the Set was made
 }
 
-// writableFile is a file planc's own tools write although it lies under a
-// protected directory: its directory's identity and its name.
-type writableFile struct {
+// appendFile is a file planc's own tools append to although it lies
+// under a protected directory: its directory's identity and its name.
+type appendFile struct {
 	parent fileID
 	name   string
 }
@@ -56,11 +56,13 @@ type writableFile struct {
 // made absolute against the process's working directory). A path that
 // exists is known by its identity (device and inode) as well as by its
 // path, so it stays protected when a directory above it is renamed; one
-// that does not exist yet is protected by its path. writable names files
-// under a protected directory that a built-in tool may still write (the
-// session's notes.md): such a file is written only in the very directory
+// that does not exist yet is protected by its path. appendable names files
+// under a protected directory that a built-in tool may still append to
+// (the session's notes.md, which the notes tool appends to): such a file
+// is opened only for appending (os.O_APPEND without os.O_TRUNC, so
+// write-file, which truncates, is refused), and only in the very directory
 // it was in when the Set was made.
-func NewSet(protected, writable []string) *Set {
+func NewSet(protected, appendable []string) *Set {
 	s := &Set{byID: map[fileID]*setEntry{}}
 	s.entries = make([]setEntry, 0, len(protected))
 	for _, p := range protected {
@@ -80,14 +82,14 @@ func NewSet(protected, writable []string) *Set {
 		s.hasDirs = s.hasDirs || e.dir
 		s.byID[idOf(&st)] = e
 	}
-	for _, w := range writable {
+	for _, w := range appendable {
 		abs, err := filepath.Abs(w)
 		if err != nil {
 			continue
 		}
 		var st unix.Stat_t
 		if unix.Stat(filepath.Dir(abs), &st) == nil {
-			s.writable = append(s.writable, writableFile{parent: idOf(&st), name: filepath.Base(abs)})
+			s.appendable = append(s.appendable, appendFile{parent: idOf(&st), name: filepath.Base(abs)})
 		}
 	}
 	return s
@@ -139,9 +141,9 @@ func (s *Set) dirEntry(fd int) *setEntry {
 
 // checkDir checks directory fd, about to get or hold the entry leaf (name
 // is the path the tool was given): with ancestors, fd and every directory
-// above it by identity; and fd's real path joined with leaf by path. A
-// writable file of the Set passes.
-func (s *Set) checkDir(fd int, leaf, name string, ancestors bool) error {
+// above it by identity; and fd's real path joined with leaf by path. When
+// appending, an appendable file of the Set passes.
+func (s *Set) checkDir(fd int, leaf, name string, ancestors, appending bool) error {
 	if s == nil || len(s.entries) == 0 {
 		return nil
 	}
@@ -150,8 +152,8 @@ func (s *Set) checkDir(fd int, leaf, name string, ancestors bool) error {
 		return &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	id := idOf(&st)
-	for _, w := range s.writable {
-		if w.parent == id && w.name == leaf {
+	for _, w := range s.appendable {
+		if appending && w.parent == id && w.name == leaf {
 			return nil
 		}
 	}

@@ -74,7 +74,8 @@ func splitLocal(name string) (string, error) {
 // same file); the file must be a regular file (a FIFO or device is
 // refused without blocking); and a regular file with no write permission
 // bit is refused even for root (the session's plan files are mode 0444).
-// A refusal on set is a *ProtectedError. os.O_TRUNC applies only once the
+// An appendable file of set (NewSet) passes when flag appends and does not
+// truncate. A refusal on set is a *ProtectedError. os.O_TRUNC applies only once the
 // checks pass, so a refused open truncates nothing; os.O_CREATE makes a
 // file only in a directory already checked. A nil set protects nothing,
 // but the other rules hold.
@@ -94,7 +95,8 @@ func OpenWrite(dir, name string, flag int, perm os.FileMode, set *Set) (*os.File
 		return nil, walkError(dir, rel, err)
 	}
 	defer unix.Close(pfd)
-	if err := set.checkDir(pfd, leaf, rel, true); err != nil {
+	appending := flag&os.O_APPEND != 0 && flag&os.O_TRUNC == 0
+	if err := set.checkDir(pfd, leaf, rel, true, appending); err != nil {
 		return nil, err
 	}
 	oflag := flag&^os.O_TRUNC | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK | unix.O_NOCTTY
@@ -222,7 +224,7 @@ func MkdirAll(dir, name string, perm os.FileMode, set *Set) error {
 		done = filepath.Join(done, c)
 		next, err := openDirAt(cur, c)
 		if errors.Is(err, unix.ENOENT) {
-			if err := set.checkDir(cur, c, done, !checked); err != nil {
+			if err := set.checkDir(cur, c, done, !checked, false); err != nil {
 				return err
 			}
 			checked = true

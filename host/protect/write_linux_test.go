@@ -191,8 +191,9 @@ func pathsOf(s *Set) []string {
 	return out
 }
 
-// TestOpenWriteWritable: a writable file under a protected directory is
-// written (appended, as notes does) in its own directory only.
+// TestOpenWriteWritable: an appendable file under a protected directory
+// is appended to (as notes does), in its own directory only; written any
+// other way (as write-file does, truncating), it is refused.
 func TestOpenWriteWritable(t *testing.T) {
 	dir, _ := writeTree(t)
 	notes := filepath.Join(dir, "ro/notes.md")
@@ -214,6 +215,17 @@ func TestOpenWriteWritable(t *testing.T) {
 	}
 	if _, err := OpenWrite(dir, "ro/keep", os.O_WRONLY, 0, set); !errors.As(err, &prot) {
 		t.Errorf("another file beside notes.md: %v", err)
+	}
+	for _, flag := range []int{os.O_WRONLY, os.O_WRONLY | os.O_TRUNC, os.O_WRONLY | os.O_APPEND | os.O_TRUNC} {
+		if _, err := OpenWrite(filepath.Join(dir, "ro"), "notes.md", flag, 0, set); !errors.As(err, &prot) {
+			t.Errorf("notes.md opened with flag %#x: %v", flag, err)
+		}
+	}
+	if err := WriteFile(dir, "ro/notes.md", []byte("x"), 0o644, set); !errors.As(err, &prot) {
+		t.Errorf("write-file over notes.md: %v", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "n\nn\n" {
+		t.Errorf("notes after the refusals: %q", b)
 	}
 }
 

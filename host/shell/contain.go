@@ -24,6 +24,12 @@ func ProtectedEnv(protect []string) string {
 	return EnvProtected + "=" + string(b)
 }
 
+// Inherited returns the paths this process was handed in EnvProtected,
+// cleaned, those beneath another dropped: a sub-capsule's planc protects
+// them from its built-in tools and its refusals as well as from its
+// steps.
+func Inherited() []string { return cleanProtect(inherited()) }
+
 // inherited returns the paths this process was handed in EnvProtected;
 // a value that is not a JSON array of strings hands none.
 func inherited() []string {

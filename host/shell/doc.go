@@ -15,7 +15,9 @@
 // (ScopeRefusal formats the whole line).
 //
 // Protection: a step must not modify, truncate, replace or delete the paths
-// in Spec.Protect (the session's plans/ and every read_only path), nor
+// in Spec.Protect (the host's protected set: the session directory, every
+// read_only path, the roost, the capsule manifest, the files the allowed
+// commands resolved to), nor
 // undo that, nor leave the plan's scope, while it can write everywhere else
 // it could before. Protected steps are started by planc re-executed as a
 // small shim (ShimMain, `planc __shim`) in new mount, cgroup and PID

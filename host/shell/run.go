@@ -38,8 +38,13 @@ func ScopeRefusal(err error) string {
 // Spec is one shell step to run.
 type Spec struct {
 	// Argv is the step's words; Argv[0] is the plan's first word, which
-	// Run resolves with Resolve and is also the argv[0] the program sees.
+	// Run resolves with Resolve (unless Path is set) and is also the
+	// argv[0] the program sees.
 	Argv []string
+	// Path, when set, is the absolute file to run, which the caller
+	// resolved from Argv[0] itself (the host: the file Argv[0] resolved
+	// to at plan start).
+	Path string
 	// Dir is the working directory; "" is this process's. A relative Dir
 	// is taken from this process's.
 	Dir string
@@ -173,7 +178,10 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 		r.Err = errors.New("cannot run an empty command")
 		return r
 	}
-	path, err := Resolve(sp.Argv[0], sp.Dir)
+	path, err := sp.Path, error(nil)
+	if path == "" {
+		path, err = Resolve(sp.Argv[0], sp.Dir)
+	}
 	if err != nil {
 		r.Err = err
 		return r

@@ -30,6 +30,7 @@ import (
 // config is attack.json.
 type config struct {
 	Targets []string `json:"targets"` // protected files, absolute
+	Dirs    []string `json:"dirs"`    // protected directories, absolute
 	Dir     string   `json:"dir"`     // the working directory that holds them
 	Pids    []int    `json:"pids"`    // processes outside the plan
 	Cgroups []string `json:"cgroups"` // cgroup directories above the plan's scope

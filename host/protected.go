@@ -1,0 +1,168 @@
+package host
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/shell"
+)
+
+// protectedSet is what one run protects from its steps and its tool calls
+// (docs/security.md, "The protected set"): the kernel holds paths
+// read-only for every shell step and capsule command (shell.Spec.Protect,
+// and a sub-capsule is handed them), the built-in tools check what they
+// open against them (protect.Set), and the step refusals refuse a step
+// that names one (protect.Checker).
+type protectedSet struct {
+	// paths are the protected paths, absolute and clean, in the order
+	// they were added, each once.
+	paths []string
+	// what says, for each path the runtime protects (all but the
+	// manifest's read_only entries), what it is, for refusals.
+	what map[string]string
+	// bins are the files the allowlisted shell words resolved to at plan
+	// start, by word (S14).
+	bins map[string]binary
+}
+
+// binary is the file an allowlisted shell word resolved to at plan start.
+type binary struct {
+	path string      // as shell.Resolve found it
+	real string      // with its symbolic links followed: what runs
+	fi   os.FileInfo // real's, for its identity
+}
+
+// protectedInput is what the protected set of a run is built from.
+type protectedInput struct {
+	m            *ast.Manifest
+	manifestDir  string // the manifest's relative paths start here
+	manifestPath string // the --capsule file, "" for none
+	workDir      string // shell words with a slash, and PATH lookups, start here
+	sessionDir   string
+	roostDir     string
+}
+
+// newProtectedSet builds the protected set of a run, at plan start: the
+// whole session directory, every read_only path, the roost, the --capsule
+// manifest, the files the allowlisted shell words resolve to now, and the
+// paths the capsule that spawned this one protects (shell.Inherited).
+func newProtectedSet(in protectedInput) *protectedSet {
+	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}}
+	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
+	for _, p := range in.m.Capabilities.ReadOnly {
+		s.add(absPath(in.manifestDir, p.Name), "")
+	}
+	s.add(in.roostDir, "the roost, whose capsules a capsule step runs")
+	if in.manifestPath != "" {
+		s.add(in.manifestPath, "the capsule manifest the plan runs under")
+	}
+	for _, word := range ast.Names(in.m.Capabilities.ShellAllow) {
+		b, ok := resolveBinary(word, in.workDir)
+		if !ok {
+			continue // nothing to protect: S14 resolves it at dispatch
+		}
+		s.bins[word] = b
+		s.add(b.real, fmt.Sprintf("the file the allowed command %q runs", word))
+	}
+	for _, p := range shell.Inherited() {
+		s.add(p, "a path the capsule that spawned this one protects")
+	}
+	return s
+}
+
+// add protects p (made absolute); what is "" for a read_only entry.
+func (s *protectedSet) add(p, what string) {
+	if p == "" {
+		return
+	}
+	p = absPath("", p)
+	if slices.Contains(s.paths, p) {
+		return
+	}
+	s.paths = append(s.paths, p)
+	if what != "" {
+		s.what[p] = what
+	}
+}
+
+// runtime returns what p is when the runtime protects it, false for a
+// read_only entry of the manifest and any other path. A nil set protects
+// nothing.
+func (s *protectedSet) runtime(p string) (what string, ok bool) {
+	if s == nil {
+		return "", false
+	}
+	what, ok = s.what[p]
+	return what, ok
+}
+
+// runtimePaths are the protected paths that are not read_only entries of
+// the manifest, in order.
+func (s *protectedSet) runtimePaths() []string {
+	var out []string
+	for _, p := range s.paths {
+		if _, ok := s.what[p]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// toolSet is the protect.Set the built-in tools check what they open
+// against: every protected path, notes (the session's notes.md) open for
+// appending.
+func (s *protectedSet) toolSet(notes string) *protect.Set {
+	return protect.NewSet(s.paths, []string{notes})
+}
+
+// resolveBinary resolves word as a shell step's first word resolves (S14)
+// and follows the symbolic links of the result: what a step naming word
+// would run now. ok is false when word resolves to nothing runnable.
+func resolveBinary(word, dir string) (binary, bool) {
+	path, err := shell.Resolve(word, dir)
+	if err != nil {
+		return binary{}, false
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return binary{}, false
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return binary{}, false
+	}
+	return binary{path: path, real: real, fi: fi}, true
+}
+
+// command returns the file a shell step whose first word is word runs:
+// for a word that resolved at plan start, the file it resolved to then,
+// and only while word still resolves to that very file (a file put on PATH
+// before it since, or in its place, refuses the step); "" for any other
+// word, which S14 resolves at dispatch, and for a nil set.
+func (s *protectedSet) command(word, dir string) (string, error) {
+	if s == nil {
+		return "", nil
+	}
+	was, ok := s.bins[word]
+	if !ok {
+		return "", nil
+	}
+	// The common case costs what S14's lookup did, and one stat.
+	if path, err := shell.Resolve(word, dir); err == nil {
+		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, was.fi) {
+			return was.real, nil
+		}
+	}
+	now, ok := resolveBinary(word, dir)
+	if !ok {
+		return "", fmt.Errorf("refused: %q resolves to no file now; when the plan started it ran %s: "+
+			"planc runs only what an allowed command resolved to at plan start; restore it, or start the plan again", word, was.real)
+	}
+	return "", fmt.Errorf("refused: %q now resolves to %s, not to %s, the file it ran when the plan started; "+
+		"planc runs only what an allowed command resolved to at plan start; remove %s, or start the plan again",
+		word, now.real, was.real, now.path)
+}
