@@ -161,26 +161,32 @@ func (w *lifeWorld) sleeps() []string {
 func (w *lifeWorld) run(t *testing.T, killer string) {
 	w.writePlan(t, killer)
 	cmd := w.plancCmd(t, w.sess, "plan.json")
-	var se strings.Builder
-	cmd.Stderr = &se
+	// A file, not a pipe: it is read while planc runs.
+	se, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer se.Close()
+	stderr := func() string { b, _ := os.ReadFile(se.Name()); return string(b) }
+	cmd.Stderr = se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan struct{})
-	var err error
-	go func() { err = cmd.Wait(); close(exited) }()
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-exited
 	})
 	for deadline := time.Now().Add(30 * time.Second); len(w.sleeps()) < 6; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the plan's processes did not all start: %v\n%s", w.sleeps(), se.String())
+			t.Fatalf("the plan's processes did not all start: %v\n%s", w.sleeps(), stderr())
 		}
 	}
-	off := strings.Contains(se.String(), "protection of plan files")
+	off := strings.Contains(stderr(), "protection of plan files")
 	if off != w.conf.off {
-		t.Fatalf("protection off: %v, want %v: %s", off, w.conf.off, se.String())
+		t.Fatalf("protection off: %v, want %v: %s", off, w.conf.off, stderr())
 	}
 	scope := filepath.Join(w.cgroup, "planc-"+testkit.SessionID(t, w.sess)+"-1")
 	switch killer {
@@ -197,7 +203,7 @@ func (w *lifeWorld) run(t *testing.T, killer string) {
 		t.Fatal("planc did not end")
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("planc ended with %v; want SIGKILL", err)
+		t.Fatalf("planc ended with %v; want SIGKILL", waitErr)
 	}
 	died := time.Now()
 
