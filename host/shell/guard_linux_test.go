@@ -363,3 +363,23 @@ func startIn(t *testing.T, dir string, cmd *exec.Cmd) {
 	}
 	go cmd.Wait()
 }
+
+// The cost of a scope: OpenScope (the sweep, the cgroup, the owner record
+// and the guardian's start) and Close (which kills and reaps the
+// guardian). Run with
+//
+//	go test -run '^$' -bench ScopeOpenClose -benchtime 200x ./host/shell
+func BenchmarkScopeOpenClose(b *testing.B) {
+	if err := Probe(); err != nil {
+		b.Skipf("no delegated cgroup v2 scope on this machine: %v", err)
+	}
+	for b.Loop() {
+		s, err := OpenScope(testPrefix + "bench-" + strconv.FormatInt(scopeSeq.Add(1), 10))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
