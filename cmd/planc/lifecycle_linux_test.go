@@ -115,7 +115,12 @@ func (w *lifeWorld) writePlan(t *testing.T, killer string) {
 		`{"id": "c", "capsule": "daemons", "input": "go"}`,
 	}
 	if killer == "step" {
-		steps = append(steps, `{"id": "k", "shell": "sh -c 'while [ ! -s planc.pid ]; do sleep 0.05; done; kill -9 $(cat planc.pid); echo $? > kill.rc'"}`)
+		// $PPID is planc when steps run without protection, and the
+		// spawner, process 1 of the steps' PID namespace, when they run
+		// with it.
+		steps = append(steps,
+			`{"id": "k", "shell": "sh -c 'while [ ! -s planc.pid ]; do sleep 0.05; done; kill -9 $PPID; echo $? > kill.rc; kill -9 $(cat planc.pid); echo $? >> kill.rc'"}`,
+			`{"id": "after", "depends_on": ["k"], "shell": "sh -c 'echo ran > after.txt'"}`)
 	}
 	testkit.WriteFiles(t, w.dir, "plan.json", `{"id": "life", "steps": [`+strings.Join(steps, ",\n")+`]}`)
 	if w.conf.nonRoot {
@@ -267,32 +272,35 @@ func (w *lifeWorld) killGuardian(t *testing.T, cmd *exec.Cmd, scope string) {
 	unix.Kill(pid, unix.SIGKILL)
 }
 
-// stepKills hands planc's pid to the plan's killer step. Where steps are
-// protected they cannot see planc: the kill fails, planc goes on, and the
-// test kills it. Otherwise the step kills planc.
+// stepKills hands planc's pid to the plan's killer step, which kills its
+// parent and then planc. Where steps are protected they see neither
+// planc nor anything outside: the kernel drops the SIGKILL to the spawner,
+// the kill of planc's pid finds no such process, and the plan goes on (its
+// next step runs through the same spawner) until the test kills planc.
+// Otherwise the step kills planc.
 func (w *lifeWorld) stepKills(t *testing.T, cmd *exec.Cmd, exited <-chan struct{}) {
 	t.Helper()
-	rc := filepath.Join(w.dir, "kill.rc")
 	testkit.WriteFiles(t, w.dir, "planc.pid", strconv.Itoa(cmd.Process.Pid))
-	if !w.conf.off {
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if b, _ := os.ReadFile(rc); len(b) > 0 {
-				if strings.TrimSpace(string(b)) == "0" {
-					t.Errorf("a protected step killed planc")
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the killer step did not report")
-			}
+	if w.conf.off {
+		return
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(w.dir, "after.txt")); string(b) == "ran\n" {
+			break
 		}
 		select {
 		case <-exited:
 			t.Fatalf("planc ended when a protected step tried to kill it")
-		case <-time.After(200 * time.Millisecond):
+		default:
 		}
-		cmd.Process.Signal(syscall.SIGKILL)
+		if time.Now().After(deadline) {
+			t.Fatal("the step after the killer did not run")
+		}
 	}
+	if b, _ := os.ReadFile(filepath.Join(w.dir, "kill.rc")); len(strings.Fields(string(b))) != 2 || strings.Fields(string(b))[1] == "0" {
+		t.Errorf("the killer step's exit statuses: %q; want the kill of planc's pid to fail", b)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
 }
 
 // cmdlines reads the command lines of the /proc/PID/cmdline paths.
