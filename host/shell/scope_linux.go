@@ -65,7 +65,10 @@ func Probe() error {
 // First it sweeps the scopes that dead plancs left in the same cgroup
 // (sweep_linux.go); then it marks the new scope as this process's and
 // starts its guardian (guard_linux.go), which ends the scope if this
-// process ends without closing it.
+// process ends without closing it. The guardian is this executable run
+// again as `__shim -cgroup SCOPE -guard`, whatever Scope.Shim says: a
+// program that opens scopes runs ShimMain for ShimCommand, as planc and
+// testkit.Main do.
 func OpenScope(name string) (*Scope, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
 		return nil, fmt.Errorf("bad scope name %q", name)
