@@ -146,10 +146,11 @@ func TestCapsuleCancel(t *testing.T) {
 	}
 }
 
-// TestCapsuleSpawnerKilled: kill -9 of the parent ends nothing itself;
-// each sub-capsule sees its lifeline close, writes spawner_ended, ends its
-// command (the stubborn one's by SIGKILL, after PLANC_CAPSULE_GRACE) and
-// exits, leaving no completion.json.
+// TestCapsuleSpawnerKilled: after kill -9 of the parent, each sub-capsule
+// sees its lifeline close, writes spawner_ended, ends its command (the
+// stubborn one's by SIGKILL, after PLANC_CAPSULE_GRACE) and exits, leaving
+// no completion.json; the parent's guardian waits for them and then
+// removes the plan's scope.
 func TestCapsuleSpawnerKilled(t *testing.T) {
 	testkit.NeedScope(t)
 	t.Parallel()
@@ -163,7 +164,6 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	roost := filepath.Join(dir, "roost")
-	t.Cleanup(func() { clearScopes(t, sess) })
 	testkit.WaitStarted(t, sess, 2)
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -187,36 +187,15 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(sess, "delegations/plan-1-polite-1/answer.txt")); string(b) != "started\nbye\n" {
 		t.Errorf("polite's answer: %q", b)
 	}
+	id := testkit.SessionID(t, sess)
+	for deadline := time.Now().Add(10 * time.Second); len(testkit.ScopesLeft(t, id)) > 0 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left := testkit.ScopesLeft(t, id); len(left) > 0 {
+		t.Errorf("the guardian left the scope: %v", left)
+	}
 	// The parent's trace stops where it was killed.
 	if ev := capsuleEvents(t, filepath.Join(sess, "trace.jsonl"), "delegation", "task_canceled", "plan_end", "session_end"); len(ev) > 0 {
 		t.Errorf("the killed parent's trace has %v", ev)
-	}
-}
-
-// clearScopes removes the cgroups a killed planc left for session sess
-// (its plan's scope and the leaves in it), killing anything in them: a
-// parent killed outright cleans up nothing. It fails the test when a leaf
-// still held a process.
-func clearScopes(t *testing.T, sess string) {
-	id := testkit.SessionID(t, sess)
-	for _, scope := range testkit.ScopesLeft(t, id) {
-		ents, _ := os.ReadDir(scope)
-		for _, e := range ents {
-			if !e.IsDir() {
-				continue
-			}
-			leaf := filepath.Join(scope, e.Name())
-			if b, _ := os.ReadFile(filepath.Join(leaf, "cgroup.procs")); len(strings.TrimSpace(string(b))) > 0 {
-				t.Errorf("%s still holds processes %q", leaf, b)
-				os.WriteFile(filepath.Join(leaf, "cgroup.kill"), []byte("1"), 0)
-				time.Sleep(100 * time.Millisecond)
-			}
-			if err := os.Remove(leaf); err != nil {
-				t.Errorf("removing a leaf: %v", err)
-			}
-		}
-		if err := os.Remove(scope); err != nil {
-			t.Errorf("removing the scope: %v", err)
-		}
 	}
 }

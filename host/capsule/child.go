@@ -22,7 +22,7 @@ import (
 // Command is the hidden planc subcommand a sub-capsule runs as: the
 // launcher starts `planc __capsule --roost DIR --session DIR MANIFEST`
 // (RunChild).
-const Command = "__capsule"
+const Command = shell.CapsuleCommand
 
 // The environment of a sub-capsule (docs/capsules.md).
 const (

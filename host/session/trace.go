@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -35,9 +36,12 @@ const (
 // Trace writes a session's trace.jsonl (docs/trace.md): one JSON
 // object a line, each line written with a single write(2) on an O_APPEND
 // file, so that lines from several processes sharing the session never
-// interleave and a crash never leaves half a line behind an earlier one.
-// Every line starts with ts, event and session. The file is synced at
-// plan_end and session_end. A Trace is safe for concurrent use.
+// interleave. A writer killed in the middle of a write may still leave
+// the first bytes of its line (the kernel stops a write to a regular file
+// at a fatal signal): OpenTrace ends such a torn last line before
+// anything else is written, so that no line is ever glued onto it. Every
+// line starts with ts, event and session. The file is synced at plan_end
+// and session_end. A Trace is safe for concurrent use.
 type Trace struct {
 	mu      sync.Mutex
 	f       *os.File
@@ -46,16 +50,69 @@ type Trace struct {
 	buf     []byte
 	scratch []byte
 	err     error // the first write or sync error
+	// torn is set when a write left part of a line: the next line starts
+	// with a newline that ends it.
+	torn bool
+	// sys writes to the file: os.File.Write, which makes one write(2) of
+	// up to 1 GiB and writes the rest of a short one; tests replace it.
+	sys func(b []byte) (int, error)
 }
 
 // OpenTrace opens (creating it if need be) the trace file at path for
-// appending; every line it writes names session.
+// appending; every line it writes names session. When the file does not
+// end with a newline (a writer was killed in the middle of its line),
+// OpenTrace appends one, so that the torn bytes stay a line of their own
+// (readers skip it with a note) and the next line starts whole.
 func OpenTrace(path, session string) (*Trace, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &Trace{f: f, session: session, now: time.Now}, nil
+	t := &Trace{f: f, session: session, now: time.Now}
+	t.sys = f.Write
+	if err := t.repair(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("trace: %w", err)
+	}
+	return t, nil
+}
+
+// repair ends a torn last line with a newline. Another process appending
+// a line at the same moment may turn that newline into an empty line,
+// which readers skip; it never glues two lines.
+func (t *Trace) repair() error {
+	fi, err := t.f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return err
+	}
+	last := make([]byte, 1)
+	if _, err := t.f.ReadAt(last, fi.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	return t.writeAll([]byte{'\n'})
+}
+
+// writeAll writes b at the end of the file: with one write(2) unless the
+// kernel takes less (a full disk), when the rest follows. A failed write
+// that left part of b sets torn.
+func (t *Trace) writeAll(b []byte) error {
+	for done := 0; done < len(b); {
+		n, err := t.sys(b[done:])
+		if n > 0 {
+			done += n
+		}
+		if err == nil && n == 0 {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			t.torn = done > 0
+			return err
+		}
+	}
+	return nil
 }
 
 // Event writes one of the VM's events (plan_start, plan_step_start,
@@ -124,7 +181,11 @@ func (t *Trace) own(event string, f []byte, sync bool) {
 // write assembles {"ts":…,EVENT,"session":…,REST} and writes it with one
 // write(2). The caller holds t.mu.
 func (t *Trace) write(event, rest []byte, sync bool) {
-	b := append(t.buf[:0], `{"ts":"`...)
+	b := t.buf[:0]
+	if t.torn {
+		b = append(b, '\n') // ends the part of a line a failed write left
+	}
+	b = append(b, `{"ts":"`...)
 	b = t.now().UTC().AppendFormat(b, tsLayout)
 	b = append(b, `",`...)
 	b = append(b, event...)
@@ -142,7 +203,8 @@ func (t *Trace) write(event, rest []byte, sync bool) {
 	}
 	// One write(2): on a regular file opened O_APPEND, the kernel places
 	// the whole buffer at the end at once.
-	if n, err := t.f.Write(b); err != nil || n != len(b) {
+	t.torn = false
+	if err := t.writeAll(b); err != nil {
 		t.setErr(fmt.Errorf("trace: write %s: %v", t.f.Name(), err))
 	}
 	if sync {

@@ -14,6 +14,13 @@
 // the scope cannot be had, the error's text is the <why> of E-RUN-012
 // (ScopeRefusal formats the whole line).
 //
+// Nothing outlives planc: OpenScope starts a guardian beside each scope
+// (`planc __shim -cgroup SCOPE -guard`, guard_linux.go) holding a lifeline
+// pipe from planc; when planc dies without closing the scope, the
+// guardian lets the sub-capsules wind down (7 s at most), kills the whole
+// scope and removes it. Before making a scope, OpenScope sweeps the scopes
+// beside it whose planc and guardian are both gone (sweep_linux.go).
+//
 // Protection: a step must not modify, truncate, replace or delete the paths
 // in Spec.Protect (the host's protected set: the session directory, every
 // read_only path, the roost, the capsule manifest, the files the allowed

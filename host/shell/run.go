@@ -25,6 +25,11 @@ const DefaultGrace = 5 * time.Second
 // runner starts `Scope.Shim ShimCommand …`.
 const ShimCommand = "__shim"
 
+// CapsuleCommand is the hidden planc subcommand a sub-capsule runs as
+// (host/capsule's Command): once planc is gone, a scope's guardian waits
+// for the processes that run it in a capsule leaf to wind down.
+const CapsuleCommand = "__capsule"
+
 // Code is the code of the refusal of a plan that needs a delegated cgroup
 // v2 scope when there is none.
 const Code = "E-RUN-012"

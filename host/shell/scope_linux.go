@@ -25,6 +25,7 @@ type scopeSys struct {
 	lock     string              // the lock to use instead of this process's (tests)
 	spawnMu  sync.Mutex          // held while a spawner starts
 	spawners map[string]*spawner // by protected paths
+	guard    *guard              // what ends the scope if this process dies
 }
 
 // probeSeq numbers this process's probes.
@@ -60,6 +61,14 @@ func Probe() error {
 // <why> of E-RUN-012 (see ScopeRefusal). It also marks every descriptor of
 // this process from 3 up close-on-exec, so that none that it inherited
 // reaches a step.
+//
+// First it sweeps the scopes that dead plancs left in the same cgroup
+// (sweep_linux.go); then it marks the new scope as this process's and
+// starts its guardian (guard_linux.go), which ends the scope if this
+// process ends without closing it. The guardian is this executable run
+// again as `__shim -cgroup SCOPE -guard`, whatever Scope.Shim says: a
+// program that opens scopes runs ShimMain for ShimCommand, as planc and
+// testkit.Main do.
 func OpenScope(name string) (*Scope, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
 		return nil, fmt.Errorf("bad scope name %q", name)
@@ -71,15 +80,24 @@ func OpenScope(name string) (*Scope, error) {
 	if err := checkDelegated(dir); err != nil {
 		return nil, err
 	}
+	// Steps (and the guardian) get standard input, output and error only:
+	// no descriptor this process inherited without close-on-exec may
+	// reach them.
+	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
+	sweep(dir)
 	child, err := makeChild(dir, name)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scope{sys: scopeSys{dir: child}}
-	// Steps get standard input, output and error only: no descriptor this
-	// process inherited without close-on-exec may reach them.
-	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
-	return s, nil
+	// Without the record a sweep leaves the scope alone, which is safe:
+	// the guardian still ends it.
+	recordOwner(child)
+	g, err := startGuard(child, false)
+	if err != nil {
+		removeCgroup(child)
+		return nil, fmt.Errorf("starting the guardian of %s: %w", child, err)
+	}
+	return &Scope{sys: scopeSys{dir: child, guard: g}}, nil
 }
 
 // Dir returns the scope's cgroup directory.
@@ -113,8 +131,10 @@ func (s *Scope) Kill() error {
 
 // Close kills whatever is left in the scope, waits for the Runs in flight
 // to return (they fail) and their processes to be gone, and removes every
-// leaf and the scope. Later Runs fail; calling it again does nothing.
-func (s *Scope) Close() error {
+// leaf and the scope; then it ends the scope's guardian (which, when the
+// scope could not be removed, tries again). Later Runs fail; calling it
+// again does nothing.
+func (s *Scope) Close() (err error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -122,6 +142,7 @@ func (s *Scope) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	defer func() { s.sys.guard.end(err == nil) }()
 	if err := killCgroup(s.sys.dir); err != nil {
 		return fmt.Errorf("killing %s: %w", s.sys.dir, err)
 	}

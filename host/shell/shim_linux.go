@@ -7,7 +7,9 @@ package shell
 // -cgroup DIR [-report] -- FILE ARGV…` runs one step; `… -cgroup SCOPE
 // -move LEAF -report -spawn` is a scope's spawner (spawner_linux.go),
 // which starts many; `… -probe` sets everything up and exits, to learn
-// whether this machine allows it (protect_linux.go). Run uses the
+// whether this machine allows it (protect_linux.go). The same entry also
+// runs a scope's guardian, `planc __shim -cgroup SCOPE -guard`, which
+// protects nothing and sets nothing up (guard_linux.go). Run uses the
 // spawner, a shim per step only for a request too big for the spawner's
 // socket; a capsule's command entrypoint runs through a shim of its own
 // (Contain).
@@ -123,6 +125,7 @@ type shimConfig struct {
 	report bool   // fd 3 is the report pipe, or the spawner's socket
 	spawn  bool   // the spawner, not one step
 	probe  bool   // set up, then exit
+	guard  bool   // the scope's guardian (guard_linux.go): fd 3 is its lifeline
 	file   string
 	argv   []string
 }
@@ -142,8 +145,8 @@ func parseShim(args []string) (shimConfig, error) {
 		case a == "-report":
 			c.report = true
 			args = args[1:]
-		case (a == "-spawn" || a == "-probe") && len(args) == 1:
-			c.spawn, c.probe = a == "-spawn", a == "-probe"
+		case (a == "-spawn" || a == "-probe" || a == "-guard") && len(args) == 1:
+			c.spawn, c.probe, c.guard = a == "-spawn", a == "-probe", a == "-guard"
 			return c, c.check()
 		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup" || a == "-move"):
 			switch a {
@@ -207,6 +210,9 @@ func ShimMain(args []string) int {
 	}
 	if err != nil {
 		return say(err.Error())
+	}
+	if c.guard {
+		return serveGuard(c)
 	}
 	// As process 1 of its PID namespace the shim gets only the signals it
 	// handles: it takes them all and lets them pass (planc signals the

@@ -1,0 +1,141 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
+)
+
+// lines splits the file at path into its lines, the last without its
+// newline when there is none.
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.SplitAfter(string(b), "\n")
+}
+
+// OpenTrace ends a torn last line before anything else is written, and
+// leaves a whole or empty file as it is.
+func TestTraceRepairsTornLine(t *testing.T) {
+	for _, c := range []struct {
+		name, before, after string
+	}{
+		{"torn", "{\"ts\":\"x\"}\n{\"ts\":\"2025-01-0", "{\"ts\":\"x\"}\n{\"ts\":\"2025-01-0\n"},
+		{"torn-only", "{\"ts", "{\"ts\n"},
+		{"whole", "{\"ts\":\"x\"}\n", "{\"ts\":\"x\"}\n"},
+		{"empty", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), TraceFile)
+			if err := os.WriteFile(path, []byte(c.before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, err := OpenTrace(path, "s-2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(path); string(b) != c.after {
+				t.Errorf("after OpenTrace: %q, want %q", b, c.after)
+			}
+			tr.SessionStart("local/planc", "0.1.0", "", "")
+			if err := tr.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ls := lines(t, path)
+			last := ls[len(ls)-2] // SplitAfter leaves "" after the final newline
+			var m map[string]any
+			if err := json.Unmarshal([]byte(last), &m); err != nil || m["event"] != "session_start" {
+				t.Errorf("the new line %q is not whole: %v", last, err)
+			}
+			if got := strings.Join(ls[:len(ls)-2], ""); got != c.after {
+				t.Errorf("before the new line: %q, want %q", got, c.after)
+			}
+		})
+	}
+}
+
+// A line of a megabyte is handed to the file in one write, and a short
+// write is followed by the rest of the line.
+func TestTraceWrites(t *testing.T) {
+	big := strings.Repeat("x", 1<<20)
+	for _, c := range []struct {
+		name  string
+		most  int // bytes the file takes per write; 0 for all
+		calls int // writes of the big line
+	}{
+		{"one-write", 0, 1},
+		{"short-writes", 300 << 10, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), TraceFile)
+			tr, err := OpenTrace(path, "s-3")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sizes []int
+			write := tr.sys
+			tr.sys = func(b []byte) (int, error) {
+				sizes = append(sizes, len(b))
+				if c.most > 0 && len(b) > c.most {
+					b = b[:c.most]
+				}
+				return write(b)
+			}
+			tr.Event(vm.Event{Kind: vm.PlanStepStart, PlanID: "p", StepID: big, StepKind: ir.KindShell, Attempt: 1})
+			if len(sizes) != c.calls || sizes[0] < len(big) {
+				t.Errorf("writes of %v bytes; want %d, the first of the whole line", sizes, c.calls)
+			}
+			tr.SessionEnd(EndOK)
+			if err := tr.Close(); err != nil {
+				t.Fatal(err)
+			}
+			ls := lines(t, path)
+			if len(ls) != 3 || ls[2] != "" {
+				t.Fatalf("%d lines", len(ls)-1)
+			}
+			for _, l := range ls[:2] {
+				if !json.Valid([]byte(l)) {
+					t.Errorf("line %.80q… is not JSON", l)
+				}
+			}
+		})
+	}
+}
+
+// A write that fails after part of a line leaves that part torn: the next
+// line starts on a line of its own.
+func TestTraceFailedWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TraceFile)
+	tr, err := OpenTrace(path, "s-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := tr.sys
+	fail := true
+	tr.sys = func(b []byte) (int, error) {
+		if fail {
+			fail = false
+			n, _ := write(b[:len(b)/2])
+			return n, errors.New("no space left on device")
+		}
+		return write(b)
+	}
+	tr.SessionStart("local/planc", "0.1.0", "", "")
+	tr.SessionEnd(EndOK)
+	if err := tr.Close(); err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Close: %v; want the write's error", err)
+	}
+	ls := lines(t, path)
+	if len(ls) != 3 || json.Valid([]byte(ls[0])) || !json.Valid([]byte(ls[1])) || !strings.Contains(ls[1], `"session_end"`) {
+		t.Errorf("lines %q; want the torn half, then session_end whole", ls)
+	}
+}
