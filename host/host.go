@@ -96,7 +96,7 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 // built-in tools.
 func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
 	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
-	return h.task.Cut(c.Step.ID, c.Index, out, err)
+	return h.task.Keep(c.Step.ID, c.Attempt, out, err)
 }
 
 // RunShell implements vm.Host: the step runs in a leaf cgroup of the
@@ -106,7 +106,7 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 		return "", errors.New("no cgroup scope is open for shell steps")
 	}
 	r := h.scope.Run(ctx, shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env})
-	return h.task.Cut(c.Step.ID, c.Index, string(r.Output), r.Err)
+	return h.task.Keep(c.Step.ID, c.Attempt, string(r.Output), r.Err)
 }
 
 // SpawnCapsule implements vm.Host: the roost resolves the capsule and it

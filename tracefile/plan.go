@@ -3,6 +3,7 @@ package tracefile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,10 +75,14 @@ type StepRecord struct {
 	lastStart int // the attempt of its last plan_step_start
 }
 
+// ErrNotStarted is ReadPlan's error for a trace that holds no plan_start
+// of the plan: it never started (or the trace lost it).
+var ErrNotStarted = errors.New("no plan_start")
+
 // ReadPlan reads plan n's record from the session directory dir: its
 // trace.jsonl, whose torn and unreadable lines become Notes. The error is
 // for a trace that cannot be read at all, or that holds no plan_start of
-// plan n.
+// plan n (ErrNotStarted).
 func ReadPlan(dir string, n int) (*PlanRecord, error) {
 	f, err := os.Open(filepath.Join(dir, TraceFile))
 	if err != nil {
@@ -145,7 +150,7 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 		return nil, err
 	}
 	if p.Runs == 0 {
-		return nil, fmt.Errorf("no plan_start of plan %d (%s)", n, p.File)
+		return nil, fmt.Errorf("%w of plan %d (%s)", ErrNotStarted, n, p.File)
 	}
 	return p, nil
 }

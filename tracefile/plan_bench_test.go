@@ -57,17 +57,18 @@ func (h *lastTimer) RunShell(_ context.Context, c vm.Call) (string, error) {
 
 // BenchmarkReadPlan is issue 14's read-back figure: a session whose
 // 10,000-step plan failed at its last step (trace, 10,000 kept outputs,
-// the kept report). ns-to-last is the time from the start to the last
-// step's dispatch: for first-run, vm.Run's alone with the no-op host; for
-// redrive-*, reading the plan back (ReadPlan and Prior) and then vm.Run
-// with the priors. redrive-report takes the outputs from the kept report
-// (a run that ended); redrive-outputs from outputs/ (no report: planc
-// died).
+// the output index, the kept report). ns-to-last is the time from the
+// start to the last step's dispatch: for first-run, vm.Run's alone with
+// the no-op host; for redrive-*, reading the plan back (ReadPlan and
+// Prior) and then vm.Run with the priors. redrive-report takes the
+// outputs from the kept report (a run that ended); redrive-index from the
+// output index (no report: planc died); redrive-outputs from the 10,000
+// files under outputs/ (neither: a session kept without an index).
 func BenchmarkReadPlan(b *testing.B) {
 	const n = 10_000
 	prog := lower(b, benchPlan(n)...)
 	dir := b.TempDir()
-	k := newKeeper(b, dir, 1)
+	k := newKeeper(b, dir, 1).withIndex(b)
 	k.fail = func(id string, _ int) bool { return id == fmt.Sprintf("step-%d", n-1) }
 	rep, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)})
 	if err != nil || rep.FailedStep == nil {
@@ -92,7 +93,14 @@ func BenchmarkReadPlan(b *testing.B) {
 		}
 		b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "ns-to-last")
 	})
-	for _, bc := range []struct{ name, dir string }{{"redrive-report", dir}, {"redrive-outputs", noReport}} {
+	noIndex := b.TempDir()
+	if err := os.CopyFS(noIndex, os.DirFS(noReport)); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(noIndex, filepath.FromSlash(tracefile.OutputIndexPath(1)))); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, dir string }{{"redrive-report", dir}, {"redrive-index", noReport}, {"redrive-outputs", noIndex}} {
 		b.Run("steps=10000/"+bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			var total, read time.Duration

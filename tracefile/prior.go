@@ -32,7 +32,9 @@ type CutFunc func(k KeptOutput, whole string) string
 // runs again, S27). A success also gets the output its dependents saw,
 // the cut text: from the newest kept report, ReportPath(N), when that
 // report lists the step as succeeded (it holds the text exactly as
-// returned); otherwise from the kept output of the attempt that succeeded,
+// returned); otherwise from the plan's output index (OutputIndexPath),
+// which holds the text of a short output and says how a long one was cut;
+// otherwise from the kept output of the attempt that succeeded,
 // OutputPath(N, id, attempt), cut by cut (nil: CutText with OutputLimit,
 // naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
@@ -49,6 +51,8 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
+	var index map[indexKey]IndexRecord // the output index, read when the report does not do
+	indexRead := false
 	for i := range prog.Steps {
 		id := prog.Steps[i].ID
 		si, ok := p.byID[id]
@@ -78,6 +82,19 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 			continue
 		}
 		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, s.SettledAttempt)))}
+		if !indexRead {
+			index, indexRead = p.readIndex(), true
+		}
+		if r, ok := index[indexKey{id, s.SettledAttempt}]; ok {
+			if r.HasOutput {
+				pr.Output = r.Output
+				continue
+			}
+			if text, ok := r.textFromFile(k.Path); ok {
+				pr.Output = text
+				continue
+			}
+		}
 		whole, err := os.ReadFile(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
@@ -138,4 +155,12 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		}
 	}
 	return out
+}
+
+// readIndex reads the plan's output index; nil when it has none.
+func (p *PlanRecord) readIndex() map[indexKey]IndexRecord {
+	if p.Dir == "" {
+		return nil
+	}
+	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))))
 }

@@ -257,3 +257,42 @@ func (s *Session) ReadPlan(p *PlanFile, limit int) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// OpenExisting opens the session directory dir, which must already hold
+// a session.json: a redrive runs in the session it redrives.
+func OpenExisting(dir string) (*Session, error) {
+	s, err := readSession(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no session at %s (it has no %s)", dir, InfoFile)
+	}
+	return s, err
+}
+
+// LastPlan returns the highest plan number of the session's plan files,
+// 0 when it has none.
+func (s *Session) LastPlan() int {
+	return nextPlanNumber(filepath.Join(s.Dir, PlansDir)) - 1
+}
+
+// OpenPlan reads plan n's existing file back (at most limit bytes; 0 for
+// no limit), for a redrive: its PlanFile, with the SHA-256 of the bytes
+// read, and the bytes.
+func (s *Session) OpenPlan(n, limit int) (*PlanFile, []byte, error) {
+	rel := tracefile.PlanFile(n)
+	p := &PlanFile{N: n, Rel: rel, Path: filepath.Join(s.Dir, filepath.FromSlash(rel))}
+	f, err := os.Open(p.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, int64(limit)+1)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.SHA256 = sha256.Sum256(b)
+	return p, b, nil
+}
