@@ -78,6 +78,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	case err != nil && c.s.cfg.Notice != nil:
 		c.s.cfg.Notice(fmt.Sprintf("plan %q: %v", res.Report.PlanID, err))
 	}
+	c.ranPlan(res.Plan.N)
 	return reportResult(res, planDiags(src, found))
 }
 
