@@ -77,21 +77,18 @@ func AppendIndexRecord(dst []byte, r IndexRecord) []byte {
 	return append(dst, "}\n"...)
 }
 
-// indexKey names one attempt of a step in an output index.
-type indexKey struct {
-	step    string
-	attempt int
-}
-
-// readIndex reads the output index at path: the last line of each
-// attempt wins. Lines that cannot be read (torn by a writer that died)
-// are left out; a missing file is an empty index.
-func readIndex(path string) map[indexKey]IndexRecord {
+// readIndex reads the output index at path and returns, by index in ids
+// (the steps' ids; byID maps them back), the line of each step's attempt
+// that want picks (the last such line wins). Lines that cannot be read
+// (torn by a writer that died) are left out; a missing file is an empty
+// index.
+func readIndex(path string, ids []string, byID map[string]int, want func(si, attempt int) bool) []*IndexRecord {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	idx := make(map[indexKey]IndexRecord, bytes.Count(b, []byte{'\n'}))
+	out := make([]*IndexRecord, len(ids))
+	next := 0 // the lines come in the order the trace first met the steps, mostly
 	for {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
@@ -99,25 +96,44 @@ func readIndex(path string) map[indexKey]IndexRecord {
 		}
 		line := b[:i]
 		b = b[i+1:]
-		if r, ok := decodeIndexRecord(line); ok {
-			idx[indexKey{r.StepID, r.Attempt}] = r
+		var r IndexRecord
+		id, ok := decodeIndexRecord(line, &r)
+		if !ok {
+			continue
+		}
+		si := next
+		if si >= len(ids) || ids[si] != string(id) {
+			var ok bool
+			if si, ok = byID[string(id)]; !ok {
+				continue
+			}
+		}
+		next = si + 1
+		if want(si, r.Attempt) {
+			r.StepID = ids[si]
+			out[si] = &r
 		}
 	}
-	return idx
+	return out
 }
 
 // decodeIndexRecord decodes one output index line as AppendIndexRecord
-// writes it; ok is false for anything else.
-func decodeIndexRecord(line []byte) (IndexRecord, bool) {
-	var r IndexRecord
+// writes it into r, all but its StepID, whose bytes it returns; ok is
+// false for anything else.
+func decodeIndexRecord(line []byte, r *IndexRecord) (id []byte, ok bool) {
 	d := fastDecoder{b: line}
 	var seenID, seenAttempt, seenBytes bool
-	ok := d.object(func(key []byte) bool {
+	ok = d.object(func(key []byte) bool {
 		switch string(key) {
 		case "step_id":
-			s, ok := d.str()
-			r.StepID, seenID = s, ok
-			return ok
+			start := d.i
+			if id, seenID = d.strBytes(); !seenID {
+				d.i = start
+				var s string
+				s, seenID = d.quoted()
+				id = []byte(s)
+			}
+			return seenID
 		case "attempt":
 			n, ok := d.integer()
 			r.Attempt, seenAttempt = int(n), ok && n >= 1 && n <= 1<<30
@@ -138,9 +154,9 @@ func decodeIndexRecord(line []byte) (IndexRecord, bool) {
 		return false
 	}) && d.end()
 	if !ok || !seenID || !seenAttempt || !seenBytes || (r.HasOutput && len(r.Output) > IndexedOutputMax) {
-		return IndexRecord{}, false
+		return nil, false
 	}
-	return r, true
+	return id, true
 }
 
 // textFromFile makes the text of record r again from its kept output file

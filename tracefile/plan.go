@@ -45,7 +45,8 @@ type PlanRecord struct {
 	// and what did not fit.
 	Notes []Note
 
-	byID map[string]int // step id → index in Steps
+	byID     map[string]int // step id → index in Steps
+	lastStep int            // the index in Steps step returned last
 }
 
 // StepRecord is what the trace holds about one step of a plan, over every
@@ -161,8 +162,15 @@ func (p *PlanRecord) note(e *Event, format string, args ...any) {
 
 // step returns the record of step id, made on first sight.
 func (p *PlanRecord) step(id string) *StepRecord {
+	// Most lines are of the step the line before named (a plan_step after
+	// its plan_step_start): that one is tried before the map.
+	if i := p.lastStep; i < len(p.Steps) && p.Steps[i].ID == id {
+		return &p.Steps[i]
+	}
 	i, ok := p.byID[id]
+	p.lastStep = i
 	if !ok {
+		p.lastStep = len(p.Steps)
 		i = len(p.Steps)
 		p.byID[id] = i
 		p.Steps = append(p.Steps, StepRecord{ID: id})

@@ -30,13 +30,13 @@ type CutFunc func(k KeptOutput, whole string) string
 // Each step gets its last settled status and error and its highest
 // attempt; a step whose last dispatch never settled gets no status (it
 // runs again, S27). A success also gets the output its dependents saw,
-// the cut text: from the newest kept report, ReportPath(N), when that
-// report lists the step as succeeded (it holds the text exactly as
-// returned); otherwise from the plan's output index (OutputIndexPath),
-// which holds the text of a short output and says how a long one was cut;
-// otherwise from the kept output of the attempt that succeeded,
-// OutputPath(N, id, attempt), cut by cut (nil: CutText with OutputLimit,
-// naming the file by its path). A success whose output can be read from
+// the cut text: from the plan's output index (OutputIndexPath) when its
+// line of the attempt that succeeded holds the text (a short output);
+// otherwise from the newest kept report, ReportPath(N), when that report
+// lists the step as succeeded (it holds the text exactly as returned);
+// otherwise from the kept output of that attempt, OutputPath(N, id,
+// attempt): cut as its index line says, or without one cut by cut (nil:
+// CutText with OutputLimit, naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
 // dependents a wrong text.
 //
@@ -51,13 +51,16 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
-	var index map[indexKey]IndexRecord // the output index, read when the report does not do
+	var index []*IndexRecord // by index in p.Steps: the output index's line of a success
 	indexRead := false
 	for i := range prog.Steps {
 		id := prog.Steps[i].ID
-		si, ok := p.byID[id]
-		if !ok {
-			continue
+		si := i // most often the trace met the steps in plan order
+		if si >= len(p.Steps) || p.Steps[si].ID != id {
+			var ok bool
+			if si, ok = p.byID[id]; !ok {
+				continue
+			}
 		}
 		matched++
 		s := &p.Steps[si]
@@ -74,6 +77,14 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if pr.Status != vm.StatusSuccess {
 			continue
 		}
+		if !indexRead {
+			index, indexRead = p.readIndex(), true
+		}
+		r := at(index, si)
+		if r != nil && r.HasOutput {
+			pr.Output = r.Output
+			continue
+		}
 		if !reportRead {
 			report, reportRead = p.reportOutputs(&notes), true
 		}
@@ -81,15 +92,8 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 			pr.Output = *report[si]
 			continue
 		}
-		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, s.SettledAttempt)))}
-		if !indexRead {
-			index, indexRead = p.readIndex(), true
-		}
-		if r, ok := index[indexKey{id, s.SettledAttempt}]; ok {
-			if r.HasOutput {
-				pr.Output = r.Output
-				continue
-			}
+		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: p.outputFile(id, s.SettledAttempt)}
+		if r != nil {
 			if text, ok := r.textFromFile(k.Path); ok {
 				pr.Output = text
 				continue
@@ -157,10 +161,33 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	return out
 }
 
-// readIndex reads the plan's output index; nil when it has none.
-func (p *PlanRecord) readIndex() map[indexKey]IndexRecord {
+// readIndex reads the plan's output index: by index in p.Steps, the line
+// of the attempt that settled each success; nil when it has none.
+func (p *PlanRecord) readIndex() []*IndexRecord {
 	if p.Dir == "" {
 		return nil
 	}
-	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))))
+	want := func(si, attempt int) bool {
+		s := &p.Steps[si]
+		return s.Status == "success" && s.SettledAttempt == attempt
+	}
+	ids := make([]string, len(p.Steps))
+	for i := range p.Steps {
+		ids[i] = p.Steps[i].ID
+	}
+	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))), ids, p.byID, want)
+}
+
+// outputFile is the kept output of a step's attempt, in the session
+// directory.
+func (p *PlanRecord) outputFile(id string, attempt int) string {
+	return filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, attempt)))
+}
+
+// at returns index[i], nil when index has none.
+func at(index []*IndexRecord, i int) *IndexRecord {
+	if i < len(index) {
+		return index[i]
+	}
+	return nil
 }
