@@ -46,16 +46,21 @@ type IndexRecord struct {
 
 // NewIndexRecord is the index line of one attempt whose whole output is
 // whole bytes long and whose result carried text, cut (when whole is over
-// OutputLimit) with a mark naming shown.
-func NewIndexRecord(stepID string, attempt int, whole int64, text, shown string) IndexRecord {
-	r := IndexRecord{StepID: stepID, Attempt: attempt, Bytes: whole}
+// OutputLimit) with a mark naming shown. ok is false when no line can
+// stand for the attempt (a step id, or a cut output's shown name, that is
+// not valid UTF-8 would not read back as it is): its kept file does.
+func NewIndexRecord(stepID string, attempt int, whole int64, text, shown string) (r IndexRecord, ok bool) {
+	if !utf8.ValidString(stepID) || whole > OutputLimit && !utf8.ValidString(shown) {
+		return IndexRecord{}, false
+	}
+	r = IndexRecord{StepID: stepID, Attempt: attempt, Bytes: whole}
 	if len(text) <= IndexedOutputMax && utf8.ValidString(text) {
 		r.Output, r.HasOutput = text, true
 	}
 	if whole > OutputLimit {
 		r.Shown = shown
 	}
-	return r
+	return r, true
 }
 
 // AppendIndexRecord appends r as one output index line, ending in "\n".

@@ -82,7 +82,8 @@ func (k *keeper) dispatch(c vm.Call) (string, error) {
 	}
 	text := tracefile.CutText(whole, tracefile.OutputLimit, rel)
 	if k.index != nil {
-		line := tracefile.AppendIndexRecord(nil, tracefile.NewIndexRecord(c.Step.ID, c.Attempt, int64(len(whole)), text, rel))
+		r, _ := tracefile.NewIndexRecord(c.Step.ID, c.Attempt, int64(len(whole)), text, rel)
+		line := tracefile.AppendIndexRecord(nil, r)
 		if _, err := k.index.Write(line); err != nil {
 			return "", err
 		}

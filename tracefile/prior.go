@@ -35,8 +35,9 @@ type CutFunc func(k KeptOutput, whole string) string
 // otherwise from the newest kept report, ReportPath(N), when that report
 // lists the step as succeeded (it holds the text exactly as returned);
 // otherwise from the kept output of that attempt, OutputPath(N, id,
-// attempt): cut as its index line says, or without one cut by cut (nil:
-// CutText with OutputLimit, naming the file by its path). A success whose output can be read from
+// attempt): cut as its index line says (a file that is not as long as
+// the line says is not the output the step had), or without one cut by
+// cut (nil: CutText with OutputLimit, naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
 // dependents a wrong text.
 //
@@ -96,8 +97,11 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if r != nil {
 			if text, ok := r.textFromFile(k.Path); ok {
 				pr.Output = text
-				continue
+			} else {
+				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
+				pr.Status, pr.Error = 0, ""
 			}
+			continue
 		}
 		whole, err := os.ReadFile(k.Path)
 		if err != nil {

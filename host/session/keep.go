@@ -113,10 +113,10 @@ func keepError(err error) error {
 	return fmt.Errorf("its output could not be kept in the session directory: %w", err)
 }
 
-// record appends r to the output index; a failure is let go (the index is
-// only a shortcut to the kept files).
-func (k *kept) record(r tracefile.IndexRecord) {
-	if k.index == nil {
+// record appends r to the output index, when ok; a failure is let go (the
+// index is only a shortcut to the kept files).
+func (k *kept) record(r tracefile.IndexRecord, ok bool) {
+	if k.index == nil || !ok {
 		return
 	}
 	k.mu.Lock()
