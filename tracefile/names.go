@@ -15,6 +15,7 @@ const (
 	PlansDir   = "plans"
 	OutputsDir = "outputs"
 	ReportsDir = "reports"
+	LocksDir   = "locks"
 )
 
 // PlanFile returns plan n's file, "plans/plan-<n>.json": what plan_start's
@@ -128,11 +129,11 @@ func OutputIndexPath(n int) string {
 	return OutputsDir + "/plan-" + strconv.Itoa(n) + ".index.jsonl"
 }
 
-// LockFile returns plan n's lock file, "plans/plan-<n>.lock": the planc
+// LockFile returns plan n's lock file, "locks/plan-<n>.lock": the planc
 // that runs or redrives the plan holds a lock on it (flock on Unix) and
 // writes its pid into it, so that a second one is refused (S27). The
 // kernel releases the lock when that planc dies; the file stays.
-func LockFile(n int) string { return PlansDir + "/plan-" + strconv.Itoa(n) + ".lock" }
+func LockFile(n int) string { return LocksDir + "/plan-" + strconv.Itoa(n) + ".lock" }
 
 // ReportPath returns where plan n's report is kept, exactly as returned
 // (S24): "reports/plan-<n>.json", written atomically when the plan ends;

@@ -224,7 +224,7 @@ func TestResumeLocked(t *testing.T) {
 	}
 	waitFile(t, filepath.Join(dir, "waiting"))
 	second := planc(t, dir, "--resume", sess, "--capsule", "capsule.json")
-	want := fmt.Sprintf("planc run: plan 1 is running: planc pid %d holds its lock (%s); wait for it to end, or end it and resume then\n", cmd.Process.Pid, filepath.Join(sess, "plans", "plan-1.lock"))
+	want := fmt.Sprintf("planc run: plan 1 is running: planc pid %d holds its lock (%s); wait for it to end, or end it and resume then\n", cmd.Process.Pid, filepath.Join(sess, "locks", "plan-1.lock"))
 	if second.code != 2 || second.stdout != "" || !strings.HasSuffix(second.stderr, want) {
 		t.Errorf("second resume: exit %d\n%s\nwant %q", second.code, second.stderr, want)
 	}

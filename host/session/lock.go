@@ -14,7 +14,7 @@ import (
 // PlanLock is the lock a planc holds on a plan of a session while it runs
 // or redrives it (S27): one planc drives a plan at a time. It is a lock
 // the kernel releases when its holder dies (flock on Unix), on the file
-// plans/plan-<n>.lock, which holds the holder's pid.
+// locks/plan-<n>.lock, which holds the holder's pid.
 type PlanLock struct {
 	f *os.File
 }
@@ -45,6 +45,9 @@ func (e *LockedError) Error() string {
 // it; so does the death of this process.
 func (s *Session) LockPlan(n int, wait bool) (*PlanLock, error) {
 	path := filepath.Join(s.Dir, filepath.FromSlash(tracefile.LockFile(n)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("lock plan %d: %w", n, err)
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock plan %d: %w", n, err)

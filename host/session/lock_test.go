@@ -22,7 +22,7 @@ func TestLockPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(s.Dir, "plans", "plan-3.lock")); strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
+	if b, _ := os.ReadFile(filepath.Join(s.Dir, "locks", "plan-3.lock")); strings.TrimSpace(string(b)) != strconv.Itoa(os.Getpid()) {
 		t.Errorf("lock file holds %q, want this pid", b)
 	}
 	_, err = s.LockPlan(3, false)
