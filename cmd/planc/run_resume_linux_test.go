@@ -234,3 +234,51 @@ func TestResumeLocked(t *testing.T) {
 	}
 	ranOnce(t, dir, sess)
 }
+
+// TestResumeCapsule: a redrive of a plan whose capsule step failed spawns
+// a fresh delegation with a new id (its attempt numbers go on), and leaves
+// the failed one's directory as it was; the capsule step that succeeded is
+// reused, not spawned again; the answer is kept as the attempt's output.
+func TestResumeCapsule(t *testing.T) {
+	testkit.NeedScope(t)
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir,
+		"capsule.json", `{"name": "local/top", "capabilities": {"plan": {"submit": true}, "spawn": {"allow": ["local/ok", "local/picky"]}}}`,
+		"roost/local/ok/capsule.json", `{"name": "local/ok", "entrypoint": {"command": ["sh", "-c", "echo ran >> ok.count; echo fine"]}}`,
+		"roost/local/picky/capsule.json", `{"name": "local/picky", "entrypoint": {"command": ["sh", "-c", "test -f marker || { echo no marker; exit 1; }; echo got $(cat)"]}}`,
+		"plan.json", `{"id": "caps", "steps": [
+  {"id": "first", "capsule": "ok", "input": "go"},
+  {"id": "w", "capsule": "picky", "input": "$first.output", "depends_on": ["first"], "retries": 1}
+]}`)
+	if r := planc(t, dir, "--capsule", "capsule.json", "plan.json"); r.code != 1 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	sess := oneSession(t, dir)
+	testkit.WriteFiles(t, dir, "marker", "")
+	r := planc(t, dir, "--resume", "--capsule", "capsule.json")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if o := r.report(t).Steps[1].Output; o == nil || *o != "got fine\n" {
+		t.Errorf("w's output %v: want the reused step's recorded answer as its objective", o)
+	}
+	var ids []string
+	for id := range delegationDirs(t, sess) {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if want := []string{"plan-1-first-1", "plan-1-w-1", "plan-1-w-2", "plan-1-w-3"}; !slices.Equal(ids, want) {
+		t.Errorf("delegations %v, want %v", ids, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sess, "delegations", "plan-1-w-1", "answer.txt")); string(b) != "no marker\n" {
+		t.Errorf("the first run's delegation was touched: answer %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ok.count")); string(b) != "ran\n" {
+		t.Errorf("ok ran %q: want once", b)
+	}
+	for f, want := range map[string]string{"first.1.txt": "fine\n", "w.2.txt": "no marker\n", "w.3.txt": "got fine\n"} {
+		if b, _ := os.ReadFile(filepath.Join(sess, "outputs", "plan-1", f)); string(b) != want {
+			t.Errorf("outputs/plan-1/%s: %q, want %q", f, b, want)
+		}
+	}
+}
