@@ -57,17 +57,9 @@ func (c *conn) resumePlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if dir == "" {
 		return errorResult("nothing to resume: this connection has no session yet (it has run no plan)"), nil
 	}
-	ctx, cancel := c.planContext(ctx)
-	defer cancel()
 	cfg := c.hostConfig(nil, dir)
 	cfg.Resume = n
-	var p *progress
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		p = newProgress(ctx, req.Session, tok)
-		cfg.Observe = p.observe
-	}
-	res, err := host.Run(ctx, cfg)
-	p.close()
+	res, err := c.run(ctx, req, cfg)
 	var re *host.RefusedError
 	switch {
 	case errors.As(err, &re) && len(re.Diagnostics) > 0:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,16 +114,11 @@ func TestResumeAfterKill(t *testing.T) {
 	const sleep = "sleep 271.828"
 	testkit.WriteFiles(t, dir, "capsule.json", resumeCapsule, "plan.json",
 		countingPlan(`echo ran >> three.count; test -f marker && { echo quick; exit 0; }; touch started; exec `+sleep))
-	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "plan.json")
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sess := filepath.Join(dir, ".planc", "sessions", "s")
+	cmd, _, _ := startPlanc(t, dir, sess, "three", "--session", sess, "--capsule", "capsule.json", "plan.json")
 	waitFile(t, filepath.Join(dir, "started"))
 	cmd.Process.Kill()
 	cmd.Wait()
-	sess := oneSession(t, dir)
 	t.Cleanup(func() { clearLeftScopes(t, sess) })
 	// Whether the sleep outlived its planc depends on how the kernel
 	// contains steps here; the resume ends it if it did.
@@ -171,12 +165,8 @@ func TestResumeCanceled(t *testing.T) {
 	plan := strings.Replace(countingPlan(`echo ran >> three.count; echo three done`),
 		`echo ran >> two.count; echo two done`, `echo ran >> two.count; touch started; sleep 0.5; echo two done`, 1)
 	testkit.WriteFiles(t, dir, "capsule.json", resumeCapsule, "plan.json", plan)
-	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "plan.json")
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	sess := filepath.Join(dir, ".planc", "sessions", "s")
+	cmd, so, se := startPlanc(t, dir, sess, "two", "--session", sess, "--capsule", "capsule.json", "plan.json")
 	waitFile(t, filepath.Join(dir, "started"))
 	cmd.Process.Signal(syscall.SIGINT)
 	code := exitCode(t, cmd.Wait())
@@ -184,7 +174,6 @@ func TestResumeCanceled(t *testing.T) {
 	if first.code != 3 || !first.report(t).Canceled {
 		t.Fatalf("first run: exit %d\n%s\n%s", first.code, first.stdout, first.stderr)
 	}
-	sess := oneSession(t, dir)
 	r := planc(t, dir, "--resume", "--capsule", "capsule.json")
 	if r.code != 0 {
 		t.Fatalf("resume: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -216,12 +205,7 @@ func TestResumeLocked(t *testing.T) {
 	}
 	sess := oneSession(t, dir)
 	testkit.WriteFiles(t, dir, "ready", "")
-	cmd := plancCmd(t, dir, "--resume", "--capsule", "capsule.json")
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, se := startPlanc(t, dir, sess, "three", "--resume", "--capsule", "capsule.json")
 	waitFile(t, filepath.Join(dir, "waiting"))
 	second := planc(t, dir, "--resume", sess, "--capsule", "capsule.json")
 	want := fmt.Sprintf("planc run: plan 1 is running: planc pid %d holds its lock (%s); wait for it to end, or end it and resume then\n", cmd.Process.Pid, filepath.Join(sess, "locks", "plan-1.lock"))

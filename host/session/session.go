@@ -239,16 +239,7 @@ func nextPlanNumber(dir string) int {
 // written: what runs is what the file holds, and a file changed in between
 // refuses the plan.
 func (s *Session) ReadPlan(p *PlanFile, limit int) ([]byte, error) {
-	f, err := os.Open(p.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var r io.Reader = f
-	if limit > 0 {
-		r = io.LimitReader(f, int64(limit)+1)
-	}
-	b, err := io.ReadAll(r)
+	b, err := readLimited(p.Path, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -280,19 +271,25 @@ func (s *Session) LastPlan() int {
 func (s *Session) OpenPlan(n, limit int) (*PlanFile, []byte, error) {
 	rel := tracefile.PlanFile(n)
 	p := &PlanFile{N: n, Rel: rel, Path: filepath.Join(s.Dir, filepath.FromSlash(rel))}
-	f, err := os.Open(p.Path)
+	b, err := readLimited(p.Path, limit)
 	if err != nil {
 		return nil, nil, err
+	}
+	p.SHA256 = sha256.Sum256(b)
+	return p, b, nil
+}
+
+// readLimited reads the file at path, at most limit+1 bytes when limit is
+// over 0 (so that a caller can tell a file over the limit).
+func readLimited(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	var r io.Reader = f
 	if limit > 0 {
 		r = io.LimitReader(f, int64(limit)+1)
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	p.SHA256 = sha256.Sum256(b)
-	return p, b, nil
+	return io.ReadAll(r)
 }
