@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -103,48 +101,6 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 		return nil, err // not a nil *Scope in an interface
 	}
 	return sc, nil
-}
-
-// Result is what Run did.
-type Result struct {
-	// Report is the plan's report.
-	Report vm.Report
-	// Status is the exit status: ExitCompleted, ExitFailed or
-	// ExitCanceled.
-	Status session.ExitCode
-	// Session is the session directory the plan ran in.
-	Session *session.Session
-	// Plan is the plan file it ran from.
-	Plan *session.PlanFile
-	// Redrive is K when the run was the K-th redrive of its plan, 0 for a
-	// first run.
-	Redrive int
-}
-
-// RefusedError is a plan refused before any step ran (exit status 2).
-type RefusedError struct {
-	// Code is CodeNoScope for E-RUN-012, "" otherwise.
-	Code string
-	// Diagnostics are the findings when the plan itself was refused (once
-	// the tools of the manifest's MCP servers were known); Source is the
-	// text they point into.
-	Diagnostics []ast.Diagnostic
-	Source      []byte
-	// Msg says why, when there are no diagnostics.
-	Msg string
-}
-
-// Error returns the refusal's message.
-func (e *RefusedError) Error() string {
-	if e.Msg != "" {
-		return e.Msg
-	}
-	for _, d := range e.Diagnostics {
-		if d.Severity == ast.Error {
-			return "the plan is refused: " + d.Message
-		}
-	}
-	return "the plan is refused"
 }
 
 // Run runs one checked plan the way `planc run` does: it makes sure a
@@ -250,29 +206,15 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 			r.notice(n)
 		}
 	} else {
-		pf, err := task.Session.WritePlan(r.checked.Source())
-		if err != nil {
-			return nil, err
-		}
-		task.Plan = pf
-		// Only a --resume refused at once can hold a new plan's lock.
-		lock, err := task.Session.LockPlan(pf.N, true)
+		lock, err := r.writePlan(task)
 		if err != nil {
 			return nil, err
 		}
 		defer lock.Unlock()
-		// What runs is what is read back from the plan file. ReadPlan
-		// refuses a file whose SHA-256 is not that of the bytes written,
-		// so the file holds exactly the bytes check accepted: the checked
-		// plan is their parse, and parsing and checking them a second time
-		// would find the same.
-		if _, err := task.Session.ReadPlan(pf, parser.DefaultLimits().MaxBytes); err != nil {
-			return nil, &RefusedError{Msg: err.Error()}
-		}
 		if prog, err = ir.Lower(r.checked); err != nil {
 			return nil, fmt.Errorf("lower the checked plan: %w", err)
 		}
-		opts = vm.Options{PlanFile: pf.Rel, PlanSHA256: hex.EncodeToString(pf.SHA256[:])}
+		opts = vm.Options{PlanFile: task.Plan.Rel, PlanSHA256: hex.EncodeToString(task.Plan.SHA256[:])}
 	}
 	opts.MaxParallel = r.cfg.MaxParallel
 	pf := task.Plan
@@ -394,46 +336,6 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	}
 	h.tools.Servers = ms
 	return nil
-}
-
-// notice hands a one-line note to Config.Notice, if any.
-func (r *run) notice(s string) {
-	if r.cfg.Notice != nil {
-		r.cfg.Notice(s)
-	}
-}
-
-// keepReport keeps the plan's report exactly as returned (S24).
-func keepReport(task *session.Task, rep *vm.Report) error {
-	b, err := session.ReportJSON(rep)
-	if err == nil {
-		err = task.Session.KeepReport(task.Plan.N, b)
-	}
-	if err != nil {
-		return fmt.Errorf("keep the report of plan %d: %w", task.Plan.N, err)
-	}
-	return nil
-}
-
-// scopeName names the cgroup scope of a run of the task's plan:
-// planc-<session>-<n>, and planc-<session>-<n>-redrive-<k> for redrive k,
-// so that a redrive never needs the name of a scope a planc that died
-// left behind.
-func scopeName(task *session.Task, redrive int) string {
-	name := "planc-" + task.Session.Info.ID + "-" + strconv.Itoa(task.Plan.N)
-	if redrive > 0 {
-		name += "-redrive-" + strconv.Itoa(redrive)
-	}
-	return name
-}
-
-// ExitStatus returns `planc run`'s exit status for Run's outcome.
-func ExitStatus(res *Result, err error) session.ExitCode {
-	var re *RefusedError
-	if errors.As(err, &re) || res == nil {
-		return session.ExitRefused // nothing ran
-	}
-	return res.Status
 }
 
 // needsScope reports whether a plan has a shell or capsule step: those
