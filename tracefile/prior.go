@@ -138,7 +138,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	var rep keptReport
+	rep := keptReport{Steps: make([]reportStep, 0, len(p.Steps))}
 	if err == nil {
 		err = decodeReport(b, &rep)
 	}
