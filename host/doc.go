@@ -9,15 +9,18 @@
 // with shell or capsule steps when no delegated cgroup v2 scope can be had
 // (E-RUN-012, before anything is written), opens the session directory,
 // writes the plan to plans/plan-<n>.json read-only and runs what it reads
-// back, and closes everything with session_end. RunCapsule is the same
-// for a sub-capsule's `planc __capsule`.
+// back under the plan's lock, keeps every attempt's output and the report
+// (S24), and closes everything with session_end. With Config.Resume it
+// redrives a plan of a session instead (S25–S28, redrive.go). RunCapsule
+// is the same for a sub-capsule's `planc __capsule`.
 //
 // The rest lives in rooms of its own, each a package:
 //
-//   - host/session: the session directory (session.json, the plan files,
-//     trace.jsonl and its writer, outputs cut at 64 KiB (S20) kept whole
-//     under outputs/, notes.md) and the Task, one plan in its session,
-//     which the other rooms are handed; the vocabularies of how runs end.
+//   - host/session: the session directory (session.json, the plan files
+//     and their locks, trace.jsonl and its writer, every attempt's whole
+//     output under outputs/ with its output index, the kept reports,
+//     notes.md) and the Task, one plan in its session, which the other
+//     rooms are handed; the vocabularies of how runs end.
 //   - host/tools: the built-in tools and the MCP servers of the
 //     manifest's tools.mcp, started once per run in the plan's scope.
 //   - host/capsule: sub-capsules: the roost, the launcher that spawns a

@@ -99,7 +99,7 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 // built-in tools.
 func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
 	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
-	return h.task.Cut(c.Step.ID, c.Index, out, err)
+	return h.task.Keep(c.Step.ID, c.Attempt, out, err)
 }
 
 // RunShell implements vm.Host: the step runs in a leaf cgroup of the
@@ -114,12 +114,12 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 		// the step runs that very file, or is refused.
 		path, err := h.protected.command(sp.Argv[0], sp.Dir)
 		if err != nil {
-			return h.task.Cut(c.Step.ID, c.Index, "", err)
+			return h.task.Keep(c.Step.ID, c.Attempt, "", err)
 		}
 		sp.Path = path
 	}
 	r := h.scope.Run(ctx, sp)
-	return h.task.Cut(c.Step.ID, c.Index, string(r.Output), r.Err)
+	return h.task.Keep(c.Step.ID, c.Attempt, string(r.Output), r.Err)
 }
 
 // SpawnCapsule implements vm.Host: the roost resolves the capsule and it

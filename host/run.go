@@ -2,12 +2,12 @@ package host
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -20,7 +20,6 @@ import (
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
-	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -76,6 +75,11 @@ type Config struct {
 	// ParentEnded, when set, closes when a sub-capsule's parent dies: Run
 	// writes spawner_ended, ends the plan, and writes no session_end.
 	ParentEnded <-chan struct{}
+	// Resume, when not 0, makes the run a redrive of plan Resume of the
+	// existing session SessionDir (S25–S28; docs/resume.md) instead of a
+	// first run of Plan, which is then nil: the plan is read back from its
+	// plan file and checked with Manifest's capabilities.
+	Resume int
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
 	probe func() error
@@ -103,78 +107,55 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 	return sc, nil
 }
 
-// Result is what Run did.
-type Result struct {
-	// Report is the plan's report.
-	Report vm.Report
-	// Status is the exit status: ExitCompleted, ExitFailed or
-	// ExitCanceled.
-	Status session.ExitCode
-	// Session is the session directory the plan ran in.
-	Session *session.Session
-	// Plan is the plan file it ran from.
-	Plan *session.PlanFile
-}
-
-// RefusedError is a plan refused before any step ran (exit status 2).
-type RefusedError struct {
-	// Code is CodeNoScope for E-RUN-012, "" otherwise.
-	Code string
-	// Diagnostics are the findings when the plan itself was refused (once
-	// the tools of the manifest's MCP servers were known); Source is the
-	// text they point into.
-	Diagnostics []ast.Diagnostic
-	Source      []byte
-	// Msg says why, when there are no diagnostics.
-	Msg string
-}
-
-// Error returns the refusal's message.
-func (e *RefusedError) Error() string {
-	if e.Msg != "" {
-		return e.Msg
-	}
-	for _, d := range e.Diagnostics {
-		if d.Severity == ast.Error {
-			return "the plan is refused: " + d.Message
-		}
-	}
-	return "the plan is refused"
-}
-
 // Run runs one checked plan the way `planc run` does: it makes sure a
 // plan with shell or capsule steps (or a manifest with MCP servers) has a
 // delegated cgroup v2 scope (E-RUN-012 otherwise, before anything is
 // written), opens the session and its trace, writes the plan file, starts
-// the MCP servers in the scope and runs what it reads back, and closes
-// everything. Cancelling ctx cancels the plan (S22). A *RefusedError means
-// nothing ran (exit 2); any other error is a failure of the runtime
-// itself.
+// the MCP servers in the scope and runs what it reads back, keeps every
+// step's output and the report (S24), and closes everything. With
+// Config.Resume it redrives a plan instead (redrive.go). Cancelling ctx
+// cancels the plan (S22). A *RefusedError means nothing ran (exit 2); any
+// other error is a failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := cfg.Manifest
 	if m == nil {
 		m = DefaultManifest()
 	}
-	if cfg.Plan == nil {
-		return nil, errors.New("host.Run: no checked plan in Config.Plan")
-	}
 	workDir, err := session.AbsDir(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}
+	r := &run{cfg: &cfg, m: m, manifestDir: cfg.ManifestDir, workDir: workDir, checked: cfg.Plan}
+	if r.manifestDir == "" {
+		r.manifestDir = workDir
+	}
+	var sess *session.Session
+	switch {
+	case cfg.Resume != 0:
+		// Everything that may refuse a redrive is looked at before its
+		// session's trace gets a line.
+		if sess, r.redrive, err = r.prepareRedrive(); err != nil {
+			return nil, err
+		}
+		defer r.redrive.lock.Unlock()
+		r.checked = r.redrive.plan
+	case cfg.Plan == nil:
+		return nil, errors.New("host.Run: no checked plan in Config.Plan")
+	}
 	// MCP servers run in the plan's scope too (docs/mcp.md).
-	needScope := needsScope(cfg.Plan.AST()) || len(m.Tools.MCP) > 0
-	if needScope {
+	r.needScope = needsScope(r.checked.AST()) || len(m.Tools.MCP) > 0
+	if r.needScope {
 		if err := cfg.probeScope(); err != nil {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
 	}
 
 	info := session.NewInfo(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
-	var sess *session.Session
-	if cfg.SessionDir != "" {
+	switch {
+	case sess != nil:
+	case cfg.SessionDir != "":
 		sess, err = session.Open(cfg.SessionDir, info)
-	} else {
+	default:
 		sess, err = session.Create(filepath.Join(workDir, session.DefaultSessionsDir), info)
 	}
 	if err != nil {
@@ -187,10 +168,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer tr.Close()
 	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
-	r := &run{cfg: &cfg, m: m, needScope: needScope, manifestDir: cfg.ManifestDir}
-	if r.manifestDir == "" {
-		r.manifestDir = workDir
-	}
 	var parent *capsule.ParentWatch // a sub-capsule's lifeline
 	ctx, r.abort, parent = capsule.WatchParent(ctx, cfg.ParentEnded, cfg.Abort, tr)
 	res, err := r.plan(ctx, &session.Task{Session: sess, Trace: tr, WorkDir: workDir})
@@ -214,30 +191,38 @@ type run struct {
 	cfg         *Config
 	m           *ast.Manifest // cfg.Manifest, or the default one
 	manifestDir string        // cfg.ManifestDir, or the working directory
+	workDir     string        // cfg.WorkDir, absolute
+	checked     *check.Plan   // cfg.Plan, or the redriven plan as checked again
+	redrive     *redrive      // nil for a first run
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
 }
 
-// plan writes the plan file, opens the scope, starts the MCP servers and
-// runs the VM, for task (whose Plan it sets).
+// plan writes the plan file (or takes the redriven one), opens the
+// scope, starts the MCP servers and runs the VM, for task (whose Plan it
+// sets), holding the plan's lock (S27).
 func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
-	pf, err := task.Session.WritePlan(r.cfg.Plan.Source())
-	if err != nil {
-		return nil, err
+	var prog *ir.Program
+	var opts vm.Options
+	if rd := r.redrive; rd != nil {
+		task.Plan, prog, opts = rd.file, rd.prog, rd.opts
+		for _, n := range rd.notes {
+			r.notice(n)
+		}
+	} else {
+		lock, err := r.writePlan(task)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+		if prog, err = ir.Lower(r.checked); err != nil {
+			return nil, fmt.Errorf("lower the checked plan: %w", err)
+		}
+		opts = vm.Options{PlanFile: task.Plan.Rel, PlanSHA256: hex.EncodeToString(task.Plan.SHA256[:])}
 	}
-	task.Plan = pf
-	// What runs is what is read back from the plan file. ReadPlan refuses
-	// a file whose SHA-256 is not that of the bytes written, so the file
-	// holds exactly the bytes check accepted: the checked plan is their
-	// parse, and parsing and checking them a second time would find the
-	// same.
-	if _, err := task.Session.ReadPlan(pf, parser.DefaultLimits().MaxBytes); err != nil {
-		return nil, &RefusedError{Msg: err.Error()}
-	}
-	prog, err := ir.Lower(r.cfg.Plan)
-	if err != nil {
-		return nil, fmt.Errorf("lower the checked plan: %w", err)
-	}
+	opts.MaxParallel = r.cfg.MaxParallel
+	pf := task.Plan
+	defer task.Close()
 
 	h := &runHost{
 		prog:    prog,
@@ -263,7 +248,10 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	}
 	h.checker = checker
 	if r.needScope {
-		sc, err := r.cfg.openScope("planc-" + task.Session.Info.ID + "-" + strconv.Itoa(pf.N))
+		if r.redrive != nil {
+			r.redrive.removeScopes(task)
+		}
+		sc, err := r.cfg.openScope(scopeName(task, opts.Redrive))
 		if err != nil {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
 		}
@@ -296,7 +284,14 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 			}
 		})
 	}
-	rep, err := vm.Run(ctx, prog, h, vm.Options{MaxParallel: r.cfg.MaxParallel, PlanFile: pf.Rel})
+	if opts.Redrive > 0 {
+		// The report the newest run kept is set aside under its run's
+		// number (S28); with none, the run before was cut short.
+		if err := task.Session.SetAsideReport(pf.N, opts.Redrive-1); err != nil {
+			r.notice(fmt.Sprintf("the kept report of plan %d could not be set aside: %v", pf.N, err))
+		}
+	}
+	rep, err := vm.Run(ctx, prog, h, opts)
 	close(stop)
 	wg.Wait()
 	cerr := h.tools.Close() // before the scope, which would kill them abruptly
@@ -308,7 +303,10 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	if err != nil {
 		return nil, errors.Join(err, cerr)
 	}
-	res := &Result{Report: rep, Plan: pf, Status: session.ExitCompleted}
+	if kerr := keepReport(task, &rep); kerr != nil {
+		cerr = errors.Join(cerr, kerr)
+	}
+	res := &Result{Report: rep, Plan: pf, Status: session.ExitCompleted, Redrive: opts.Redrive}
 	switch rep.Outcome {
 	case vm.Failed:
 		res.Status = session.ExitFailed
@@ -339,21 +337,12 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	if plan, ds := r.cfg.Plan.WithTools(ms.Schemas()); plan == nil {
+	if plan, ds := r.checked.WithTools(ms.Schemas()); plan == nil {
 		ms.Close()
-		return &RefusedError{Diagnostics: ds, Source: r.cfg.Plan.Source()}
+		return &RefusedError{Diagnostics: ds, Source: r.checked.Source()}
 	}
 	h.tools.Servers = ms
 	return nil
-}
-
-// ExitStatus returns `planc run`'s exit status for Run's outcome.
-func ExitStatus(res *Result, err error) session.ExitCode {
-	var re *RefusedError
-	if errors.As(err, &re) || res == nil {
-		return session.ExitRefused // nothing ran
-	}
-	return res.Status
 }
 
 // needsScope reports whether a plan has a shell or capsule step: those

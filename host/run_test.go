@@ -193,7 +193,7 @@ func TestRunFakeScope(t *testing.T) {
 	if o := out["e"].Output; o == nil || *o != "echo hi in "+filepath.Base(dir)+" protecting "+res.Session.Info.ID {
 		t.Errorf("e: %v", o)
 	}
-	if o := out["b"].Output; o == nil || !strings.HasSuffix(*o, "whole text at "+session.RuntimeDir+"/sessions/"+res.Session.Info.ID+"/outputs/plan-1/b.txt]") {
+	if o := out["b"].Output; o == nil || !strings.HasSuffix(*o, "whole text at "+session.RuntimeDir+"/sessions/"+res.Session.Info.ID+"/outputs/plan-1/b.1.txt]") {
 		t.Errorf("b: %.40q…", *o)
 	}
 	if e := out["w"].Error; e == nil || *e != capsule.Unsupported {

@@ -98,7 +98,7 @@ Refused before anything runs: a duplicate step id; none or several of tool/shell
 func describeSubmit(m *ast.Manifest) string {
 	return `Run a whole plan - a dependency graph of steps - in one call, and get one report back when every step has settled.
 ` + planFormat + `
-The result is the report {"plan_id", "completed", "canceled", "failed_step", "steps": [{"step_id", "status", "output", "error"}]}. A plan that did not complete is an error result whose first text is its summary; a refused plan is an error result listing each problem as plan:LINE:COL (positions in the arguments re-indented with two spaces, one member per line). Cancelling the call cancels the plan. Every plan of this connection runs in one session, numbered plan-1, plan-2, ...
+The result is the report {"plan_id", "completed", "canceled", "failed_step", "steps": [{"step_id", "status", "output", "error"}]}. A plan that did not complete is an error result whose first text is its summary; a refused plan is an error result listing each problem as plan:LINE:COL (positions in the arguments re-indented with two spaces, one member per line). Cancelling the call cancels the plan. Every plan of this connection runs in one session, numbered plan-1, plan-2, ...; resume-plan runs again what a plan that did not complete left undone.
 ` + offers(m)
 }
 
@@ -155,7 +155,7 @@ func list(names []string) string {
 }
 
 // instructions are the server's instructions to a connecting client.
-const instructions = `planc runs plans: submit-plan takes a whole dependency graph of tool, shell and sub-capsule steps and returns one report once every step has settled; check-plan checks a plan without running it. Their descriptions give the plan format.`
+const instructions = `planc runs plans: submit-plan takes a whole dependency graph of tool, shell and sub-capsule steps and returns one report once every step has settled; check-plan checks a plan without running it; resume-plan resumes a plan that did not complete, keeping the steps that succeeded. Their descriptions give the plan format.`
 
 // submitTool is the submit-plan tool.
 func submitTool(m *ast.Manifest) *mcp.Tool {

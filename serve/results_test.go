@@ -169,7 +169,7 @@ func TestTwoPlansOneSession(t *testing.T) {
 		t.Errorf("_meta %v and %v", r1.Meta, r2.Meta)
 	}
 	sess := r1.Meta["session"].(string)
-	plans, _ := filepath.Glob(filepath.Join(sess, "plans", "*"))
+	plans, _ := filepath.Glob(filepath.Join(sess, "plans", "*.json"))
 	if len(plans) != 2 || filepath.Base(plans[0]) != "plan-1.json" || filepath.Base(plans[1]) != "plan-2.json" {
 		t.Errorf("plans %v", plans)
 	}

@@ -2,7 +2,7 @@
 // server, so that any agent speaking MCP can hand a whole plan to the
 // runtime in one call (docs/serve.md).
 //
-// A Server offers two tools, built on github.com/modelcontextprotocol/go-sdk:
+// A Server offers three tools, built on github.com/modelcontextprotocol/go-sdk:
 //
 //   - submit-plan, whose arguments are the plan: it runs it exactly as
 //     `planc run` does (host.Run) and returns the report (docs/plans.md, "The
@@ -10,6 +10,9 @@
 //     complete is a failed tool result whose first text is the summary (S21), a
 //     refused plan a failed tool result listing the diagnostics. It is offered
 //     only when the capsule manifest grants capabilities.plan.submit.
+//   - resume-plan, offered beside submit-plan: it redrives a plan of the
+//     connection's session that did not complete (S29), as `planc run
+//     --resume` does, and answers as submit-plan does.
 //   - check-plan, always offered: the diagnostics `planc check --capsule`
 //     would print, as structured content and as text.
 //
@@ -163,6 +166,7 @@ func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
 	srv.AddTool(checkTool(s.m), c.checkPlan)
 	if s.submitErr == nil {
 		srv.AddTool(submitTool(s.m), c.submitPlan)
+		srv.AddTool(resumeTool(), c.resumePlan)
 	}
 	err := srv.Run(ctx, t)
 	c.plans.Wait()
@@ -179,6 +183,15 @@ type conn struct {
 
 	mu         sync.Mutex
 	sessionDir string // "" until the first plan runs (without --session)
+	lastPlan   int    // the number of the last plan the connection ran, 0 for none
+}
+
+// ranPlan records that the connection ran (or resumed) plan n: resume-plan
+// takes it by default.
+func (c *conn) ranPlan(n int) {
+	c.mu.Lock()
+	c.lastPlan = n
+	c.mu.Unlock()
 }
 
 // session returns the connection's session directory, making the session

@@ -149,8 +149,16 @@ func TestListTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
+	var resume, submit *mcp.Tool
 	for _, tool := range res.Tools {
 		names = append(names, tool.Name)
+		switch tool.Name {
+		case ResumePlan:
+			resume = tool
+			continue // its arguments are no plan: below
+		case SubmitPlan:
+			submit = tool
+		}
 		schema, _ := json.Marshal(tool.InputSchema)
 		if !jsonEqual(t, schema, planSchema) {
 			t.Errorf("%s's input schema is not the plan schema: %s", tool.Name, schema)
@@ -165,8 +173,27 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{CheckPlan, SubmitPlan}) {
-		t.Errorf("tools %v", names)
+	if !slices.Equal(names, []string{CheckPlan, ResumePlan, SubmitPlan}) {
+		t.Fatalf("tools %v", names)
+	}
+	// resume-plan is described as submit-plan is: title, description,
+	// input schema ({"plan": N}) and the same output schema.
+	in, _ := json.Marshal(resume.InputSchema)
+	if !jsonEqual(t, in, []byte(resumeSchema)) {
+		t.Errorf("resume-plan's input schema: %s", in)
+	}
+	out, _ := json.Marshal(resume.OutputSchema)
+	subOut, _ := json.Marshal(submit.OutputSchema)
+	if !jsonEqual(t, out, subOut) {
+		t.Errorf("resume-plan's output schema %s is not submit-plan's %s", out, subOut)
+	}
+	for _, want := range []string{`{"plan": N}`, "Steps that succeeded are kept", "runs again", "A plan that completed is refused", "as submit-plan returns it"} {
+		if !strings.Contains(resume.Description, want) {
+			t.Errorf("resume-plan's description lacks %q", want)
+		}
+	}
+	if resume.Title == "" {
+		t.Error("resume-plan has no title")
 	}
 }
 

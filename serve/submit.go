@@ -57,16 +57,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if err != nil {
 		return errorResult("planc could not open the session, so nothing ran: %v", err), nil
 	}
-	ctx, cancel := c.planContext(ctx)
-	defer cancel()
-	cfg := c.hostConfig(plan, dir)
-	var p *progress
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		p = newProgress(ctx, req.Session, tok)
-		cfg.Observe = p.observe
-	}
-	res, err := host.Run(ctx, cfg)
-	p.close()
+	res, err := c.run(ctx, req, c.hostConfig(plan, dir))
 	var re *host.RefusedError
 	switch {
 	case errors.As(err, &re) && len(re.Diagnostics) > 0:
@@ -78,7 +69,24 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	case err != nil && c.s.cfg.Notice != nil:
 		c.s.cfg.Notice(fmt.Sprintf("plan %q: %v", res.Report.PlanID, err))
 	}
+	c.ranPlan(res.Plan.N)
 	return reportResult(res, planDiags(src, found))
+}
+
+// run runs cfg for a tool call as host.Run does, under the call's plan
+// context, with a progress notification per settled step when the call
+// asked for them.
+func (c *conn) run(ctx context.Context, req *mcp.CallToolRequest, cfg host.Config) (*host.Result, error) {
+	ctx, cancel := c.planContext(ctx)
+	defer cancel()
+	var p *progress
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		p = newProgress(ctx, req.Session, tok)
+		cfg.Observe = p.observe
+	}
+	res, err := host.Run(ctx, cfg)
+	p.close()
+	return res, err
 }
 
 // reportResult is the result of a plan that ran: the report as structured

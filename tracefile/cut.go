@@ -34,5 +34,13 @@ func CutText(out string, limit int, shown string) string {
 	if len(out) <= limit {
 		return out
 	}
-	return out[:CutPoint(out, limit)] + "\n[cut: " + strconv.Itoa(len(out)) + " bytes in all; whole text at " + shown + "]"
+	return CutPrefix(out, limit, int64(len(out)), shown)
+}
+
+// CutPrefix returns CutText's text for an output of total bytes (over
+// limit) of which prefix holds the first ones, at least limit+1 of them
+// (or all): what a host that never holds the whole output in memory, or a
+// reader of a kept file, makes.
+func CutPrefix(prefix string, limit int, total int64, shown string) string {
+	return prefix[:CutPoint(prefix, limit)] + "\n[cut: " + strconv.FormatInt(total, 10) + " bytes in all; whole text at " + shown + "]"
 }

@@ -15,6 +15,7 @@ const (
 	PlansDir   = "plans"
 	OutputsDir = "outputs"
 	ReportsDir = "reports"
+	LocksDir   = "locks"
 )
 
 // PlanFile returns plan n's file, "plans/plan-<n>.json": what plan_start's
@@ -114,8 +115,25 @@ func upperHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'A' && c <= 'F'
 // included, before the dispatch returns to the VM (so before the attempt's
 // plan_step line): a redrive reads it back for a step it reuses.
 func OutputPath(n int, stepID string, attempt int) string {
-	return OutputsDir + "/plan-" + strconv.Itoa(n) + "/" + StepFileName(stepID) + "." + strconv.Itoa(attempt) + ".txt"
+	return OutputDir(n) + "/" + StepFileName(stepID) + "." + strconv.Itoa(attempt) + ".txt"
 }
+
+// OutputDir returns the directory of plan n's kept outputs,
+// "outputs/plan-<n>".
+func OutputDir(n int) string { return OutputsDir + "/plan-" + strconv.Itoa(n) }
+
+// OutputIndexPath returns where plan n's output index is kept:
+// "outputs/plan-<n>.index.jsonl", one line per dispatched attempt of every
+// run of the plan (IndexRecord), beside the directory of its kept outputs.
+func OutputIndexPath(n int) string {
+	return OutputsDir + "/plan-" + strconv.Itoa(n) + ".index.jsonl"
+}
+
+// LockFile returns plan n's lock file, "locks/plan-<n>.lock": the planc
+// that runs or redrives the plan holds a lock on it (flock on Unix) and
+// writes its pid into it, so that a second one is refused (S27). The
+// kernel releases the lock when that planc dies; the file stays.
+func LockFile(n int) string { return LocksDir + "/plan-" + strconv.Itoa(n) + ".lock" }
 
 // ReportPath returns where plan n's report is kept, exactly as returned
 // (S24): "reports/plan-<n>.json", written atomically when the plan ends;

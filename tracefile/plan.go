@@ -3,6 +3,7 @@ package tracefile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,8 @@ type PlanRecord struct {
 	// and what did not fit.
 	Notes []Note
 
-	byID map[string]int // step id → index in Steps
+	byID     map[string]int // step id → index in Steps
+	lastStep int            // the index in Steps step returned last
 }
 
 // StepRecord is what the trace holds about one step of a plan, over every
@@ -74,10 +76,14 @@ type StepRecord struct {
 	lastStart int // the attempt of its last plan_step_start
 }
 
+// ErrNotStarted is ReadPlan's error for a trace that holds no plan_start
+// of the plan: it never started (or the trace lost it).
+var ErrNotStarted = errors.New("no plan_start")
+
 // ReadPlan reads plan n's record from the session directory dir: its
 // trace.jsonl, whose torn and unreadable lines become Notes. The error is
 // for a trace that cannot be read at all, or that holds no plan_start of
-// plan n.
+// plan n (ErrNotStarted).
 func ReadPlan(dir string, n int) (*PlanRecord, error) {
 	f, err := os.Open(filepath.Join(dir, TraceFile))
 	if err != nil {
@@ -145,7 +151,7 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 		return nil, err
 	}
 	if p.Runs == 0 {
-		return nil, fmt.Errorf("no plan_start of plan %d (%s)", n, p.File)
+		return nil, fmt.Errorf("%w of plan %d (%s)", ErrNotStarted, n, p.File)
 	}
 	return p, nil
 }
@@ -156,8 +162,15 @@ func (p *PlanRecord) note(e *Event, format string, args ...any) {
 
 // step returns the record of step id, made on first sight.
 func (p *PlanRecord) step(id string) *StepRecord {
+	// Most lines are of the step the line before named (a plan_step after
+	// its plan_step_start): that one is tried before the map.
+	if i := p.lastStep; i < len(p.Steps) && p.Steps[i].ID == id {
+		return &p.Steps[i]
+	}
 	i, ok := p.byID[id]
+	p.lastStep = i
 	if !ok {
+		p.lastStep = len(p.Steps)
 		i = len(p.Steps)
 		p.byID[id] = i
 		p.Steps = append(p.Steps, StepRecord{ID: id})

@@ -31,10 +31,28 @@ type keeper struct {
 	n    int
 	out  map[string]string
 	fail func(id string, attempt int) bool
+	// index, when set, also appends each attempt's line to the plan's
+	// output index, as host does.
+	index *os.File
 
 	mu    sync.Mutex
 	trace *os.File
 	calls []vm.Call
+}
+
+// withIndex makes k keep the plan's output index too.
+func (k *keeper) withIndex(t testing.TB) *keeper {
+	path := filepath.Join(k.dir, filepath.FromSlash(tracefile.OutputIndexPath(k.n)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	k.index = f
+	return k
 }
 
 func newKeeper(t testing.TB, dir string, n int) *keeper {
@@ -63,6 +81,13 @@ func (k *keeper) dispatch(c vm.Call) (string, error) {
 		return "", err
 	}
 	text := tracefile.CutText(whole, tracefile.OutputLimit, rel)
+	if k.index != nil {
+		r, _ := tracefile.NewIndexRecord(c.Step.ID, c.Attempt, int64(len(whole)), text, rel)
+		line := tracefile.AppendIndexRecord(nil, r)
+		if _, err := k.index.Write(line); err != nil {
+			return "", err
+		}
+	}
 	if k.fail(c.Step.ID, c.Attempt) {
 		return text, errors.New("exit status 1")
 	}

@@ -30,11 +30,14 @@ type CutFunc func(k KeptOutput, whole string) string
 // Each step gets its last settled status and error and its highest
 // attempt; a step whose last dispatch never settled gets no status (it
 // runs again, S27). A success also gets the output its dependents saw,
-// the cut text: from the newest kept report, ReportPath(N), when that
-// report lists the step as succeeded (it holds the text exactly as
-// returned); otherwise from the kept output of the attempt that succeeded,
-// OutputPath(N, id, attempt), cut by cut (nil: CutText with OutputLimit,
-// naming the file by its path). A success whose output can be read from
+// the cut text: from the plan's output index (OutputIndexPath) when its
+// line of the attempt that succeeded holds the text (a short output);
+// otherwise from the newest kept report, ReportPath(N), when that report
+// lists the step as succeeded (it holds the text exactly as returned);
+// otherwise from the kept output of that attempt, OutputPath(N, id,
+// attempt): cut as its index line says (a file that is not as long as
+// the line says is not the output the step had), or without one cut by
+// cut (nil: CutText with OutputLimit, naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
 // dependents a wrong text.
 //
@@ -49,11 +52,16 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
+	var index []*IndexRecord // by index in p.Steps: the output index's line of a success
+	indexRead := false
 	for i := range prog.Steps {
 		id := prog.Steps[i].ID
-		si, ok := p.byID[id]
-		if !ok {
-			continue
+		si := i // most often the trace met the steps in plan order
+		if si >= len(p.Steps) || p.Steps[si].ID != id {
+			var ok bool
+			if si, ok = p.byID[id]; !ok {
+				continue
+			}
 		}
 		matched++
 		s := &p.Steps[si]
@@ -70,6 +78,14 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if pr.Status != vm.StatusSuccess {
 			continue
 		}
+		if !indexRead {
+			index, indexRead = p.readIndex(), true
+		}
+		r := at(index, si)
+		if r != nil && r.HasOutput {
+			pr.Output = r.Output
+			continue
+		}
 		if !reportRead {
 			report, reportRead = p.reportOutputs(&notes), true
 		}
@@ -77,7 +93,16 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 			pr.Output = *report[si]
 			continue
 		}
-		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, s.SettledAttempt)))}
+		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: p.outputFile(id, s.SettledAttempt)}
+		if r != nil {
+			if text, ok := r.textFromFile(k.Path); ok {
+				pr.Output = text
+			} else {
+				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
+				pr.Status, pr.Error = 0, ""
+			}
+			continue
+		}
 		whole, err := os.ReadFile(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
@@ -113,7 +138,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	var rep keptReport
+	rep := keptReport{Steps: make([]reportStep, 0, len(p.Steps))}
 	if err == nil {
 		err = decodeReport(b, &rep)
 	}
@@ -138,4 +163,35 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		}
 	}
 	return out
+}
+
+// readIndex reads the plan's output index: by index in p.Steps, the line
+// of the attempt that settled each success; nil when it has none.
+func (p *PlanRecord) readIndex() []*IndexRecord {
+	if p.Dir == "" {
+		return nil
+	}
+	want := func(si, attempt int) bool {
+		s := &p.Steps[si]
+		return s.Status == "success" && s.SettledAttempt == attempt
+	}
+	ids := make([]string, len(p.Steps))
+	for i := range p.Steps {
+		ids[i] = p.Steps[i].ID
+	}
+	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))), ids, p.byID, want)
+}
+
+// outputFile is the kept output of a step's attempt, in the session
+// directory.
+func (p *PlanRecord) outputFile(id string, attempt int) string {
+	return filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, attempt)))
+}
+
+// at returns index[i], nil when index has none.
+func at(index []*IndexRecord, i int) *IndexRecord {
+	if i < len(index) {
+		return index[i]
+	}
+	return nil
 }

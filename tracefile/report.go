@@ -58,9 +58,13 @@ func fastReport(b []byte, rep *keptReport) bool {
 	}) && d.end()
 }
 
-// steps decodes a report's list of steps.
+// steps decodes a report's list of steps, into *dst's room when it has
+// some (a caller that knows how many steps to expect makes it).
 func (d *fastDecoder) steps(dst *[]reportStep) bool {
-	list := make([]reportStep, 0, bytes.Count(d.b[d.i:], []byte(`"step_id"`)))
+	list := (*dst)[:0]
+	if cap(list) == 0 {
+		list = make([]reportStep, 0, bytes.Count(d.b[d.i:], []byte(`"step_id"`)))
+	}
 	if !d.array(func() bool {
 		var s reportStep
 		ok := d.object(func(key []byte) bool {

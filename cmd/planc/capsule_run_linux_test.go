@@ -129,14 +129,21 @@ func TestCapsuleSteps(t *testing.T) {
 	if diff := cmp.Diff(wantInner, inner); diff != "" {
 		t.Errorf("sum's answer (-want +got):\n%s", diff)
 	}
-	// Over 64 KiB: cut, marked, kept whole in the delegation directory.
+	// Over 64 KiB: cut, marked, kept whole as the attempt's output (the
+	// mark names it) and in the delegation directory.
 	big := deref(got["big"].Output)
-	mark := "\n[cut: 70000 bytes in all; whole text at sess/delegations/plan-1-big-1/answer.txt]"
+	mark := "\n[cut: 70000 bytes in all; whole text at sess/outputs/plan-1/big.1.txt]"
 	if big != strings.Repeat("x", 65536)+mark {
 		t.Errorf("big: %d bytes, ends %q", len(big), big[max(0, len(big)-120):])
 	}
-	if b, _ := os.ReadFile(filepath.Join(sess, "delegations/plan-1-big-1/answer.txt")); len(b) != 70000 {
-		t.Errorf("answer.txt holds %d bytes", len(b))
+	for _, f := range []string{"delegations/plan-1-big-1/answer.txt", "outputs/plan-1/big.1.txt"} {
+		if b, _ := os.ReadFile(filepath.Join(sess, f)); len(b) != 70000 {
+			t.Errorf("%s holds %d bytes", f, len(b))
+		}
+	}
+	// A failed child's answer is kept too.
+	if b, _ := os.ReadFile(filepath.Join(sess, "outputs/plan-1/fail.1.txt")); string(b) != "partial\n" {
+		t.Errorf("fail's kept output %q", b)
 	}
 	// A failing child fails the step with a clear error; its answer is
 	// still the output.

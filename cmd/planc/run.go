@@ -28,6 +28,7 @@ var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
 	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] PLAN
+       planc run --resume [SESSION] [--plan N] [--capsule FILE] [flags as above]
 
 Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
@@ -37,6 +38,16 @@ SIGTERM cancels the plan; a second one ends it at once. On Linux, a plan
 with shell or capsule steps needs a delegated cgroup v2 scope, and is
 refused with E-RUN-012 without one: docs/running.md says how to get one.
 
+With --resume, redrives a plan that did not complete (it failed, was
+cancelled, or planc died while it ran) in its own session: steps that
+succeeded are reused with their recorded outputs, every other step runs
+again (docs/resume.md). SESSION is a session directory (or a session id
+under .planc/sessions/; default: the newest there); the plan is plans/
+plan-<N>.json (default: the session's last plan), held to the SHA-256 its
+first run recorded. Give the capsule (and flags) the plan first ran with:
+the plan is checked again against it. A completed plan, a plan another
+planc is running, and a changed plan file are refused (exit 2).
+
 flags:
   --capsule FILE       the capsule manifest (default: the embedded one, with
                        the built-in tools, no shell binaries, nothing to spawn)
@@ -44,7 +55,10 @@ flags:
                        DIR/<namespace>/<name>/capsule.json (default ./roost)
   --session DIR        reuse the session directory DIR; the plan gets the
                        next number (default: a new session under
-                       .planc/sessions/)
+                       .planc/sessions/); with --resume, the session to
+                       resume, as SESSION
+  --resume             redrive a plan of a session instead of running PLAN
+  --plan N             with --resume: the plan to redrive, plans/plan-<N>.json
   --max-parallel N     run at most N shell and capsule steps at once
                        (default 0: no cap)
   --shell-timeout D    the bound of every shell step, e.g. 90s (default: the
@@ -77,12 +91,16 @@ func runRun(e *env, c *command, args []string) int {
 	fs.Var(progress, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
 	dryRun := fs.Bool("dry-run", false, "")
+	rf := addResumeFlags(fs)
 	paths, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
 		return status
 	case progressValueApart(args, paths):
 		return e.usageError(c, "--progress takes its mode after \"=\", as in --progress=%s", paths[0])
+	case rf.problem(fs, paths, *dryRun) != "":
+		return e.usageError(c, "%s", rf.problem(fs, paths, *dryRun))
+	case *rf.resume:
 	case len(paths) != 1:
 		return e.usageError(c, "give exactly one plan (a path, or - for standard input)")
 	case *capsule == stdinName && paths[0] == stdinName:
@@ -120,6 +138,15 @@ func runRun(e *env, c *command, args []string) int {
 		refused(view, err.Error())
 		return exitUsage
 	}
+	if *rf.resume {
+		return e.resume(c, view, rf.target(paths, *session), host.Config{
+			Manifest:     m,
+			ManifestDir:  manifestDir,
+			Roost:        *roost,
+			MaxParallel:  *pf.maxParallel,
+			ShellTimeout: *pf.shellTimeout,
+		})
+	}
 	src, plan, ds, err := e.loadPlan(paths[0], capsOf(m))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
@@ -144,13 +171,20 @@ func runRun(e *env, c *command, args []string) int {
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,
 		ShellTimeout: *pf.shellTimeout,
-		Notice:       func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) },
 	}
+	return e.runPlan(src, view, &cfg)
+}
+
+// runPlan runs cfg as planc run does, its notices and progress on
+// standard error, and prints the outcome (finishRun); src names the plan
+// in diagnostics.
+func (e *env) runPlan(src *diag.File, view progressView, cfg *host.Config) int {
+	cfg.Notice = func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) }
 	if view != nil {
 		cfg.Observe = view.observe
 		cfg.Notice = func(s string) { view.note("planc run: " + s) }
 	}
-	res, err := runWithSignals(e, &cfg)
+	res, err := runWithSignals(e, cfg)
 	if re, ok := errors.AsType[*host.RefusedError](err); ok {
 		refused(view, re.Error())
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 // TestRunCutOutput: an output over 64 KiB is cut on a UTF-8 boundary and
-// marked, the whole text kept under outputs/plan-<n>/ (S20); a reference
-// sees the cut text.
+// marked, the whole text kept under outputs/plan-<n>/ (S20, S24); a
+// reference sees the cut text.
 func TestRunCutOutput(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("a", 64<<10-1) + "€" + strings.Repeat("z", 1000)
@@ -29,7 +29,7 @@ func TestRunCutOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	sess := oneSession(t, dir)
-	rel, _ := filepath.Rel(dir, filepath.Join(sess, "outputs", "plan-1", "read.txt"))
+	rel, _ := filepath.Rel(dir, filepath.Join(sess, "outputs", "plan-1", "read.1.txt"))
 	wantOut := strings.Repeat("a", 64<<10-1) + fmt.Sprintf("\n[cut: %d bytes in all; whole text at %s]", len(big), rel)
 	rep := r.report(t)
 	if got := rep.Steps[0].Output; got == nil || *got != wantOut {

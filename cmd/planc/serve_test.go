@@ -141,7 +141,7 @@ func TestServeStdio(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, []string{"check-plan", "submit-plan"}) {
+	if !slices.Equal(names, []string{"check-plan", "resume-plan", "submit-plan"}) {
 		t.Errorf("tools %v", names)
 	}
 

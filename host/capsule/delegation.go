@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +13,11 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
 
@@ -87,11 +88,11 @@ func (d *Launcher) RoostDir() string { return d.roost.Dir }
 
 // delegationID names the delegation of one attempt of a capsule step:
 // plan-<n>-<step>-<attempt>, where <step> is the step id made safe for a
-// file name as outputs/ does it. It is unique in the session (plan numbers
-// are) and names the directory delegations/<id>/.
+// file name as outputs/ does it (tracefile.StepFileName). It is unique in
+// the session (plan numbers are, and a redrive's attempt numbers go on
+// from the earlier runs') and names the directory delegations/<id>/.
 func (d *Launcher) delegationID(c vm.Call) string {
-	step := strings.TrimSuffix(session.OutputName(c.Step.ID, c.Index), ".txt")
-	return d.task.ID() + "-" + step + "-" + strconv.Itoa(c.Attempt)
+	return d.task.ID() + "-" + tracefile.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
 }
 
 // Starter is a scope that can start a sub-capsule in a leaf cgroup of its
@@ -107,12 +108,35 @@ const Unsupported = "capsule steps are not supported by this runtime yet"
 // Spawn runs one attempt of a capsule step (docs/capsules.md): the roost
 // resolves the capsule, a child `planc __capsule` starts in a leaf cgroup
 // of the plan's scope (st) with its session in delegations/<id>/, and its
-// answer comes back cut to 64 KiB (S20). On the plan's cancel the child
-// gets SIGTERM (once it is up) and its leaf SIGKILL a grace period later;
-// the delegation's terminal line is then the task's, at plan_end. A nil st
-// fails the step with Unsupported.
+// answer comes back cut to 64 KiB (S20). The whole answer is kept as the
+// attempt's output (session.Task.KeepFile), an attempt that started no
+// child as an empty one. On the plan's cancel the child gets SIGTERM (once
+// it is up) and its leaf SIGKILL a grace period later; the delegation's
+// terminal line is then the task's, at plan_end. A nil st fails the step
+// with Unsupported.
 func (d *Launcher) Spawn(ctx context.Context, st Starter, c vm.Call) (string, error) {
-	if d == nil || st == nil {
+	if d == nil {
+		return "", errors.New(Unsupported)
+	}
+	dir, err := d.spawn(ctx, st, c)
+	if dir == "" {
+		return d.task.Keep(c.Step.ID, c.Attempt, "", err)
+	}
+	answer, aerr := d.task.KeepFile(c.Step.ID, c.Attempt, filepath.Join(dir, AnswerFile))
+	switch {
+	case aerr == nil:
+	case err == nil:
+		err = fmt.Errorf("its answer: %w", aerr)
+	case !errors.Is(aerr, fs.ErrNotExist): // a failed child without an answer says so itself
+		err = errors.Join(err, fmt.Errorf("its answer: %w", aerr))
+	}
+	return answer, err
+}
+
+// spawn runs the child of one attempt and returns its delegation
+// directory ("" when no child started) and the attempt's error.
+func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, error) {
+	if st == nil {
 		return "", errors.New(Unsupported)
 	}
 	if !d.roostWas {
@@ -143,7 +167,6 @@ func (d *Launcher) Spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	canceled := ch.watch(ctx, d.grace, func() {
 		d.task.Trace.DelegationStart(c.PlanID, c.Step.ID, id, rc.Name, rc.Version, ch.p.Pid())
 	})
-	answer, aerr := d.answer(dir)
 	if canceled || ctx.Err() != nil {
 		// docs/capsules.md, "Cancel": the child has exited, so the
 		// launcher writes completion.json; the task writes
@@ -152,42 +175,19 @@ func (d *Launcher) Spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 		d.mu.Lock()
 		d.ended = append(d.ended, endedDelegation{c.PlanID, c.Step.ID, id})
 		d.mu.Unlock()
-		return answer, errors.Join(errors.New(vm.CapsuleEnded), err)
+		return dir, errors.Join(errors.New(vm.CapsuleEnded), err)
 	}
 	outcome, reason := ch.judge(dir)
-	if aerr != nil && outcome == session.DelegationCompleted {
-		outcome, reason = session.DelegationFailed, aerr.Error()
+	if outcome == session.DelegationCompleted {
+		if _, err := os.Stat(filepath.Join(dir, AnswerFile)); err != nil {
+			outcome, reason = session.DelegationFailed, "its answer cannot be read: "+err.Error()
+		}
 	}
 	d.task.Trace.Delegation(c.PlanID, c.Step.ID, id, outcome, reason)
 	if outcome != session.DelegationCompleted {
-		return answer, fmt.Errorf("sub-capsule %s (delegation %s) failed: %s", rc.Name, id, reason)
+		return dir, fmt.Errorf("sub-capsule %s (delegation %s) failed: %s", rc.Name, id, reason)
 	}
-	return answer, nil
-}
-
-// answer returns the child's answer from answer.txt, cut at 64 KiB and
-// marked when longer (S20); the file keeps it whole.
-func (d *Launcher) answer(dir string) (string, error) {
-	path := filepath.Join(dir, AnswerFile)
-	f, err := os.Open(path)
-	if err != nil {
-		return "", fmt.Errorf("its answer cannot be read: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("its answer cannot be read: %w", err)
-	}
-	buf := make([]byte, session.OutputLimit+utf8.UTFMax)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return "", fmt.Errorf("its answer cannot be read: %w", err)
-	}
-	s := string(buf[:n])
-	if fi.Size() <= session.OutputLimit {
-		return s, nil
-	}
-	return session.CutMark(s, session.OutputLimit, fi.Size(), session.ShownPath(d.task.WorkDir, path)), nil
+	return dir, nil
 }
 
 // BeforeTrace runs before the host writes e: before plan_end of a

@@ -96,6 +96,9 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(sess.Dir, session.DelegationsDir, id, session.CompletionFile)); err != nil {
 			t.Errorf("%s: %v", up, err)
 		}
+		if _, err := os.Stat(task.OutputFile(c.Step.ID, 1)); err != nil {
+			t.Errorf("%s: the attempt's output is not kept: %v", up, err)
+		}
 		if n := len(d.ended); n != i+1 || d.ended[n-1].id != id {
 			t.Errorf("%s: ended %v", up, d.ended)
 		}

@@ -3,14 +3,15 @@ package capsule
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -66,8 +67,8 @@ func TestDelegationID(t *testing.T) {
 	}{
 		{"fan-a", 0, 1, "plan-3-fan-a-1"},
 		{"fan-a", 0, 2, "plan-3-fan-a-2"},
-		{"a/b", 4, 1, "plan-3-a_b-4-1"},
-		{"..", 1, 1, "plan-3-..-1-1"},
+		{"a/b", 4, 1, "plan-3-a%2Fb-1"},
+		{"..", 1, 7, "plan-3-%2E%2E-7"},
 	} {
 		c := vm.Call{Index: tt.index, Attempt: tt.attempt, Step: &ir.Step{ID: tt.id, Kind: ir.KindCapsule}}
 		if got := d.delegationID(c); got != tt.want {
@@ -76,27 +77,33 @@ func TestDelegationID(t *testing.T) {
 	}
 }
 
-// TestAnswerCut: an answer over 64 KiB is cut on a UTF-8 boundary and
-// marked; answer.txt keeps it whole.
-func TestAnswerCut(t *testing.T) {
+// TestSpawnKeepsEmptyOutput: an attempt that starts no child (the roost
+// has no such capsule) still keeps its output, an empty one, so that every
+// dispatched attempt has its file (S24).
+func TestSpawnKeepsEmptyOutput(t *testing.T) {
 	work := t.TempDir()
-	dir := filepath.Join(work, "sess", session.DelegationsDir, "plan-1-w-1")
-	os.MkdirAll(dir, 0o755)
-	d := &Launcher{task: &session.Task{WorkDir: work}}
-	whole := strings.Repeat("a", session.OutputLimit-1) + "é" + strings.Repeat("z", 100)
-	os.WriteFile(filepath.Join(dir, AnswerFile), []byte(whole), 0o644)
-	got, err := d.answer(dir)
+	sess, err := session.Create(filepath.Join(work, "sessions"), session.Info{Capsule: "local/top"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Repeat("a", session.OutputLimit-1) + "\n[cut: 65637 bytes in all; whole text at sess/delegations/plan-1-w-1/answer.txt]"
-	if got != want {
-		t.Errorf("cut answer ends %q", got[len(got)-120:])
+	task := &session.Task{Session: sess, Plan: &session.PlanFile{N: 1}, WorkDir: work}
+	defer task.Close()
+	d := &Launcher{task: task, roost: Roost{Dir: filepath.Join(work, "roost")}, from: "local/top", allow: []string{"local/worker"}}
+	c := vm.Call{Step: &ir.Step{ID: "w", Kind: ir.KindCapsule, Target: "worker"}, Attempt: 2}
+	out, err := d.Spawn(t.Context(), fakeStarter{}, c)
+	if err == nil || out != "" {
+		t.Errorf("out %q, err %v", out, err)
 	}
-	os.WriteFile(filepath.Join(dir, AnswerFile), []byte("short\n"), 0o644)
-	if got, err := d.answer(dir); got != "short\n" || err != nil {
-		t.Errorf("short answer %q, %v", got, err)
+	if fi, err := os.Stat(filepath.Join(sess.Dir, "outputs", "plan-1", "w.2.txt")); err != nil || fi.Size() != 0 {
+		t.Errorf("kept output: %v %v", fi, err)
 	}
+}
+
+// fakeStarter is a Starter that is never asked to start anything.
+type fakeStarter struct{}
+
+func (fakeStarter) StartProcess(*exec.Cmd, string) (*shell.Process, error) {
+	panic("nothing should start")
 }
 
 func TestGrace(t *testing.T) {
@@ -112,7 +119,12 @@ func TestGrace(t *testing.T) {
 // (host's fake one in its tests) the step fails before the roost is
 // asked.
 func TestSpawnWithoutStarter(t *testing.T) {
-	d := &Launcher{}
+	sess, err := session.Create(t.TempDir(), session.Info{Capsule: "local/top"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Launcher{task: &session.Task{Session: sess, Plan: &session.PlanFile{N: 1}}}
+	defer d.task.Close()
 	c := vm.Call{Step: &ir.Step{ID: "w", Kind: ir.KindCapsule, Target: "worker"}, Attempt: 1}
 	if _, err := d.Spawn(t.Context(), nil, c); err == nil || err.Error() != Unsupported {
 		t.Errorf("err %v", err)

@@ -7,10 +7,12 @@
 // A session directory holds session.json (Create, Open), the plan files
 // under plans/ (Session.WritePlan writes plan-<n>.json read-only,
 // Session.ReadPlan reads it back and refuses a file changed in between),
-// the whole text of every output cut at 64 KiB under outputs/ (Task.Cut,
-// semantics S20), notes.md, the sub-capsules' delegations/ (their
-// completion.json: WriteCompletion), and trace.jsonl, written one whole
-// line per event by a Trace.
+// their locks (Session.LockPlan, S27), the whole output of every
+// dispatched attempt under outputs/ with the plan's output index
+// (Task.Keep, Task.KeepFile: S20, S24), the kept reports under reports/
+// (Session.KeepReport, Session.SetAsideReport), notes.md, the
+// sub-capsules' delegations/ (their completion.json: WriteCompletion), and
+// trace.jsonl, written one whole line per event by a Trace.
 //
 // A Task is one plan running in a session: the session, its trace, its
 // plan file and the working directory, the one value the rest of host

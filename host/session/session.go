@@ -239,7 +239,50 @@ func nextPlanNumber(dir string) int {
 // written: what runs is what the file holds, and a file changed in between
 // refuses the plan.
 func (s *Session) ReadPlan(p *PlanFile, limit int) ([]byte, error) {
-	f, err := os.Open(p.Path)
+	b, err := readLimited(p.Path, limit)
+	if err != nil {
+		return nil, err
+	}
+	if got := sha256.Sum256(b); got != p.SHA256 {
+		return nil, fmt.Errorf("%s changed after it was written: its SHA-256 is %x, not %x; the plan is refused", p.Rel, got, p.SHA256)
+	}
+	return b, nil
+}
+
+// OpenExisting opens the session directory dir, which must already hold
+// a session.json: a redrive runs in the session it redrives.
+func OpenExisting(dir string) (*Session, error) {
+	s, err := readSession(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no session at %s (it has no %s)", dir, InfoFile)
+	}
+	return s, err
+}
+
+// LastPlan returns the highest plan number of the session's plan files,
+// 0 when it has none.
+func (s *Session) LastPlan() int {
+	return nextPlanNumber(filepath.Join(s.Dir, PlansDir)) - 1
+}
+
+// OpenPlan reads plan n's existing file back (at most limit bytes; 0 for
+// no limit), for a redrive: its PlanFile, with the SHA-256 of the bytes
+// read, and the bytes.
+func (s *Session) OpenPlan(n, limit int) (*PlanFile, []byte, error) {
+	rel := tracefile.PlanFile(n)
+	p := &PlanFile{N: n, Rel: rel, Path: filepath.Join(s.Dir, filepath.FromSlash(rel))}
+	b, err := readLimited(p.Path, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.SHA256 = sha256.Sum256(b)
+	return p, b, nil
+}
+
+// readLimited reads the file at path, at most limit+1 bytes when limit is
+// over 0 (so that a caller can tell a file over the limit).
+func readLimited(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -248,12 +291,5 @@ func (s *Session) ReadPlan(p *PlanFile, limit int) ([]byte, error) {
 	if limit > 0 {
 		r = io.LimitReader(f, int64(limit)+1)
 	}
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	if got := sha256.Sum256(b); got != p.SHA256 {
-		return nil, fmt.Errorf("%s changed after it was written: its SHA-256 is %x, not %x; the plan is refused", p.Rel, got, p.SHA256)
-	}
-	return b, nil
+	return io.ReadAll(r)
 }

@@ -1,11 +1,11 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // ExitCode is planc's exit status for one run (`planc run`, a
@@ -43,6 +43,9 @@ type Task struct {
 	// WorkDir is the absolute directory steps run in and tool paths
 	// start from.
 	WorkDir string
+
+	keptOnce sync.Once
+	kept     *kept // the kept outputs (Keep), once the first is kept
 }
 
 // TaskID names the task running plan n of a session in task_canceled and
@@ -64,20 +67,9 @@ func (t *Task) PlansDir() string {
 	return filepath.Clean(dir)
 }
 
-// Cut applies S20 to an output of step stepID, at index in the plan: an
-// output over OutputLimit is cut and marked, its whole text kept under
-// outputs/plan-<n>/. A failure to keep it fails the step: err is then
-// joined with why.
-func (t *Task) Cut(stepID string, index int, out string, err error) (string, error) {
-	if len(out) <= OutputLimit {
-		return out, err
-	}
-	path := filepath.Join(t.Session.Dir, OutputsDir, "plan-"+strconv.Itoa(t.Plan.N), OutputName(stepID, index))
-	cut, werr := CutOutput(out, OutputLimit, path, ShownPath(t.WorkDir, path))
-	if werr != nil {
-		return out[:CutPoint(out, OutputLimit)], errors.Join(err, errors.New("the output is over 64 KiB and its whole text could not be kept: "+werr.Error()))
-	}
-	return cut, err
+// Close closes what the task keeps open: the plan's output index.
+func (t *Task) Close() {
+	t.kept.close()
 }
 
 // AbsDir returns dir ("" for the current directory) as an absolute path

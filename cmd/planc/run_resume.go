@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/planc/planc/diag"
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/tracefile"
+)
+
+// resumeFlags are planc run's --resume and --plan (docs/resume.md).
+type resumeFlags struct {
+	resume *bool
+	plan   *int
+}
+
+// addResumeFlags defines --resume and --plan on fs.
+func addResumeFlags(fs *flag.FlagSet) resumeFlags {
+	return resumeFlags{resume: fs.Bool("resume", false, ""), plan: fs.Int("plan", 0, "")}
+}
+
+// problem returns the usage error of --resume and --plan with the
+// positional arguments pos, or "".
+func (f resumeFlags) problem(fs *flag.FlagSet, pos []string, dryRun bool) string {
+	planSet, sessionSet := false, false
+	fs.Visit(func(fl *flag.Flag) {
+		planSet = planSet || fl.Name == "plan"
+		sessionSet = sessionSet || fl.Name == "session"
+	})
+	switch {
+	case !*f.resume && planSet:
+		return "--plan goes with --resume, naming the plan of the session to redrive; to run a plan file, give its path alone"
+	case !*f.resume:
+		return ""
+	case dryRun:
+		return "--resume and --dry-run contradict each other; give one"
+	case planSet && *f.plan < 1:
+		return fmt.Sprintf("--plan %d is not a plan number; plans are numbered from 1", *f.plan)
+	case len(pos) > 1:
+		return "--resume takes at most one session (a directory, or a session id under " + session.DefaultSessionsDir + ")"
+	case len(pos) == 1 && isPlanArg(pos[0]):
+		return fmt.Sprintf("--resume redrives a plan that is already in a session, and takes no plan file (%s); name the session, or run the plan without --resume", pos[0])
+	case len(pos) == 1 && sessionSet:
+		return "give the session once: as SESSION or with --session"
+	}
+	return ""
+}
+
+// isPlanArg reports whether arg names a plan rather than a session:
+// standard input, a file that is not a directory, or a .json name.
+func isPlanArg(arg string) bool {
+	if arg == stdinName {
+		return true
+	}
+	if fi, err := os.Stat(arg); err == nil {
+		return !fi.IsDir()
+	}
+	return strings.HasSuffix(arg, ".json")
+}
+
+// resumeTarget is what --resume was asked to redrive: a session ("" for
+// the newest) and a plan (0 for the session's last).
+type resumeTarget struct {
+	session string
+	plan    int
+}
+
+// target returns the redrive asked for by the positional arguments and
+// --session (problem has checked them).
+func (f resumeFlags) target(pos []string, sessionFlag string) resumeTarget {
+	t := resumeTarget{session: sessionFlag, plan: *f.plan}
+	if len(pos) == 1 {
+		t.session = pos[0]
+	}
+	return t
+}
+
+// resume redrives plan t.plan of session t.session with cfg (planc run
+// --resume): it finds the session and the plan, says on standard error
+// which it resumes, and runs it as planc run runs a plan.
+func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Config) int {
+	fail := func(format string, args ...any) int {
+		msg := fmt.Sprintf(format, args...)
+		fmt.Fprintf(e.stderr, "planc %s: %s\n", c.name, msg)
+		refused(view, msg)
+		return exitUsage
+	}
+	dir, err := resumeSession(t.session)
+	if err != nil {
+		return fail("%v", err)
+	}
+	n := t.plan
+	if n == 0 {
+		s, err := session.OpenExisting(dir)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if n = s.LastPlan(); n == 0 {
+			return fail("nothing to resume: the session %s has no plan", dir)
+		}
+	}
+	cfg.SessionDir, cfg.Resume = dir, n
+	msg := fmt.Sprintf("planc %s: resuming plan %d of the session %s", c.name, n, dir)
+	if view != nil {
+		view.note(msg)
+	} else {
+		fmt.Fprintln(e.stderr, msg)
+	}
+	return e.runPlan(&diag.File{Name: filepath.Join(dir, filepath.FromSlash(tracefile.PlanFile(n)))}, view, &cfg)
+}
+
+// resumeSession returns the session directory arg names: a directory, or
+// a session id under .planc/sessions/; "" is the newest session there.
+func resumeSession(arg string) (string, error) {
+	if arg == "" {
+		dir, err := tracefile.Latest(session.DefaultSessionsDir)
+		if err != nil {
+			return "", fmt.Errorf("nothing to resume: %v; name the session", err)
+		}
+		return dir, nil
+	}
+	fi, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Base(arg) == arg {
+		byID := filepath.Join(session.DefaultSessionsDir, arg)
+		if fi, err := os.Stat(byID); err == nil && fi.IsDir() {
+			return byID, nil
+		}
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("no session at %s", arg)
+	case err != nil:
+		return "", err
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s is not a session directory", arg)
+	}
+	return arg, nil
+}

@@ -1,0 +1,141 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/planc/planc/tracefile"
+)
+
+// newTask is a task of plan n in a new session directory under a working
+// directory of its own.
+func newTask(t *testing.T, n int) *Task {
+	t.Helper()
+	work := t.TempDir()
+	s, err := Create(filepath.Join(work, DefaultSessionsDir), Info{Capsule: "local/planc", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{Session: s, Plan: &PlanFile{N: n}, WorkDir: work}
+	t.Cleanup(task.Close)
+	return task
+}
+
+// TestKeep: every dispatched attempt's whole output is kept at
+// tracefile.OutputPath, an empty one too; a long one is cut on a UTF-8
+// boundary with a mark naming that file; each gets its output index line.
+func TestKeep(t *testing.T) {
+	task := newTask(t, 2)
+	big := strings.Repeat("a", OutputLimit-1) + "€" + strings.Repeat("b", 100)
+	cases := []struct {
+		id      string
+		attempt int
+		out     string
+	}{{"build", 1, "ok\n"}, {"a/b", 3, ""}, {"..", 1, big}, {"x", 2, strings.Repeat("y", tracefile.IndexedOutputMax+1)}}
+	var texts []string
+	for _, c := range cases {
+		text, err := task.Keep(c.id, c.attempt, c.out, nil)
+		if err != nil {
+			t.Fatalf("Keep(%q): %v", c.id, err)
+		}
+		texts = append(texts, text)
+		rel := tracefile.OutputPath(2, c.id, c.attempt)
+		whole, err := os.ReadFile(filepath.Join(task.Session.Dir, filepath.FromSlash(rel)))
+		if err != nil || string(whole) != c.out {
+			t.Errorf("%s holds %d bytes (%v), want %d", rel, len(whole), err, len(c.out))
+		}
+	}
+	if texts[0] != "ok\n" || texts[1] != "" || texts[3] != cases[3].out {
+		t.Errorf("texts within the limit changed: %q %q", texts[0], texts[1])
+	}
+	shown := ".planc/sessions/" + task.Session.Info.ID + "/outputs/plan-2/%2E%2E.1.txt"
+	want := strings.Repeat("a", OutputLimit-1) + "\n[cut: " + strconv.Itoa(len(big)) + " bytes in all; whole text at " + shown + "]"
+	if texts[2] != want {
+		t.Errorf("cut text ends %q, want %q", texts[2][len(texts[2])-90:], want[len(want)-90:])
+	}
+	if !utf8.ValidString(texts[2]) {
+		t.Error("the cut text is not valid UTF-8")
+	}
+	task.Close()
+	index, err := os.ReadFile(filepath.Join(task.Session.Dir, "outputs", "plan-2.index.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantIndex := `{"step_id":"build","attempt":1,"bytes":3,"output":"ok\n"}
+{"step_id":"a/b","attempt":3,"bytes":0,"output":""}
+{"step_id":"..","attempt":1,"bytes":` + strconv.Itoa(len(big)) + `,"shown":"` + shown + `"}
+{"step_id":"x","attempt":2,"bytes":4097}
+`
+	if string(index) != wantIndex {
+		t.Errorf("output index:\n%s\nwant:\n%s", index, wantIndex)
+	}
+}
+
+// TestKeepIndexAfterTornLine: a writer that died mid-line left the index
+// without its last newline; the next task's first line starts on a line
+// of its own.
+func TestKeepIndexAfterTornLine(t *testing.T) {
+	task := newTask(t, 1)
+	path := filepath.Join(task.Session.Dir, "outputs", "plan-1.index.jsonl")
+	if err := os.WriteFile(path, []byte(`{"step_id":"a","att`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := task.Keep("b", 1, "B", nil); err != nil {
+		t.Fatal(err)
+	}
+	task.Close()
+	if b, _ := os.ReadFile(path); string(b) != "{\"step_id\":\"a\",\"att\n{\"step_id\":\"b\",\"attempt\":1,\"bytes\":1,\"output\":\"B\"}\n" {
+		t.Errorf("index: %q", b)
+	}
+}
+
+// TestKeepFails: an output that cannot be kept fails the attempt, saying
+// why, beside the step's own error.
+func TestKeepFails(t *testing.T) {
+	task := newTask(t, 1)
+	// outputs/plan-1 is a file: nothing can be kept under it.
+	if err := os.WriteFile(filepath.Join(task.Session.Dir, "outputs", "plan-1"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := task.Keep("s", 1, "hello", os.ErrDeadlineExceeded)
+	if err == nil || !strings.Contains(err.Error(), "its output could not be kept") || !strings.Contains(err.Error(), os.ErrDeadlineExceeded.Error()) {
+		t.Errorf("error %v", err)
+	}
+	if text != "hello" {
+		t.Errorf("text %q", text)
+	}
+}
+
+// TestKeepFile: a sub-capsule's answer file is copied whole to the
+// attempt's kept output; its text is cut as Keep cuts; a missing answer is
+// kept as an empty output and is an error.
+func TestKeepFile(t *testing.T) {
+	task := newTask(t, 1)
+	src := filepath.Join(t.TempDir(), "answer.txt")
+	big := strings.Repeat("é", OutputLimit) // 2 bytes each
+	if err := os.WriteFile(src, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := task.KeepFile("w", 2, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := task.OutputFile("w", 2)
+	if b, _ := os.ReadFile(kept); string(b) != big {
+		t.Errorf("kept %d bytes, want %d", len(b), len(big))
+	}
+	if want := tracefile.CutText(big, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
+	}
+	text, err = task.KeepFile("w", 3, filepath.Join(t.TempDir(), "none.txt"))
+	if text != "" || err == nil || !strings.Contains(err.Error(), "none.txt cannot be read") {
+		t.Errorf("missing answer: %q, %v", text, err)
+	}
+	if fi, err := os.Stat(task.OutputFile("w", 3)); err != nil || fi.Size() != 0 {
+		t.Errorf("missing answer kept as %v, %v", fi, err)
+	}
+}

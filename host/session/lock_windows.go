@@ -1,0 +1,28 @@
+package session
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/windows"
+)
+
+// lockOffset is where the byte range locked lies: far past the pid the
+// file holds, which other processes must still read.
+const lockOffset = 1 << 30
+
+// lockFile takes an exclusive lock on a byte range of f (LockFileEx),
+// waiting for it when wait is set; held reports that another handle holds
+// it. Windows releases it when the process ends.
+func lockFile(f *os.File, wait bool) (held bool, err error) {
+	flags := uint32(windows.LOCKFILE_EXCLUSIVE_LOCK)
+	if !wait {
+		flags |= windows.LOCKFILE_FAIL_IMMEDIATELY
+	}
+	ol := &windows.Overlapped{Offset: lockOffset}
+	err = windows.LockFileEx(windows.Handle(f.Fd()), flags, 0, 1, 0, ol)
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return true, nil
+	}
+	return false, err
+}

@@ -1,0 +1,72 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/vm"
+)
+
+// ReportJSON is the report as planc returns it: the JSON `planc run`
+// prints on standard output (two-space indent, <, > and & as they are,
+// ending in a newline), which is also what the session keeps (S24).
+func ReportJSON(rep *vm.Report) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// KeepReport keeps the report of plan n, report (ReportJSON), at
+// reports/plan-<n>.json, atomically: a private file in reports/, synced,
+// renamed into place, so that a reader sees the old report or the new
+// one, never a part.
+func (s *Session) KeepReport(n int, report []byte) error {
+	path := filepath.Join(s.Dir, filepath.FromSlash(tracefile.ReportPath(n)))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.json")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed
+	_, err = tmp.Write(report)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	return err
+}
+
+// SetAsideReport keeps the report of plan n that a redrive is about to
+// replace, reports/plan-<n>.json, as reports/plan-<n>.redrive-<k>.json
+// (S28), k being the run that wrote it: the redrive before this one (0 for
+// the first run). A plan without a kept report (its last run was cut
+// short, and set aside the one before when it started) has nothing to set
+// aside.
+func (s *Session) SetAsideReport(n, k int) error {
+	from := filepath.Join(s.Dir, filepath.FromSlash(tracefile.ReportPath(n)))
+	to := filepath.Join(s.Dir, filepath.FromSlash(tracefile.RedriveReportPath(n, k)))
+	if err := os.Rename(from, to); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
