@@ -185,7 +185,7 @@ func TestListSessions(t *testing.T) {
 	}
 	want := []row{
 		{"20250102T000000Z-000002", "x", "canceled", 0},
-		{"20250102T000000Z-000002", "y", "failed", 2}, // redrive 2 recorded, its earlier runs not
+		{"20250102T000000Z-000002", "y", "failed", 2},     // redrive 2 recorded, its earlier runs not
 		{"20250102T000000Z-000002", "x", "unfinished", 0}, // lines without their plan_start
 		{"20250101T000000Z-000001", "old", "unfinished", 0},
 	}
