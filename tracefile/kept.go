@@ -86,6 +86,13 @@ func keptResults(runs []*Plan) bool {
 // only the trace names, in the order first seen.
 func (s *Session) StepIDs(n int) []string {
 	var ids []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
 	var doc struct {
 		Steps []struct {
 			ID string `json:"id"`
@@ -93,14 +100,12 @@ func (s *Session) StepIDs(n int) []string {
 	}
 	if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
 		for _, st := range doc.Steps {
-			ids = append(ids, st.ID)
+			add(st.ID)
 		}
 	}
 	for _, p := range s.PlanRuns(n) {
 		for _, a := range p.Attempts {
-			if !slices.Contains(ids, a.StepID) {
-				ids = append(ids, a.StepID)
-			}
+			add(a.StepID)
 		}
 	}
 	return ids
@@ -169,7 +174,10 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 		}
 	}
 	slices.SortStableFunc(l.Attempts, func(a, b LogAttempt) int { return a.Attempt - b.Attempt })
-	ids := s.StepIDs(n)
+	var ids []string
+	if last == nil {
+		ids = s.StepIDs(n)
+	}
 	switch {
 	case last == nil && !slices.Contains(ids, id):
 		return nil, s.unknownStep(n, id, ids, fromDefault)

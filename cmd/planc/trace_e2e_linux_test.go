@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,17 +14,6 @@ import (
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/tracefile"
 )
-
-// plancTrace runs the planc binary's trace command in dir.
-func plancTrace(t *testing.T, dir string, args ...string) runOut {
-	t.Helper()
-	cmd := exec.Command(plancBin(t), append([]string{"trace"}, args...)...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
-}
 
 // TestTraceAfterRun runs a real plan with planc run, then reads what it
 // kept with planc trace logs, report and list: a step's output as it

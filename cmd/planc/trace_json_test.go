@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,40 @@ func TestTraceShowJSON(t *testing.T) {
 	if len(show.Plans) != 2 || len(show.Delegations) != 2 || show.Delegations[0].Child == nil ||
 		show.Delegations[0].Child.Delegations[0].Note == nil || *show.ExitStatus != "canceled" {
 		t.Errorf("show: %+v", show)
+	}
+}
+
+// TestTraceDocExamples keeps the examples of docs/trace.md, "Reading a run
+// afterwards", what planc prints for keptSession and oldSession.
+func TestTraceDocExamples(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "trace.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	root := inTempDir(t, nil)
+	sessions := filepath.Join(root, ".planc", "sessions")
+	keptSession(t, sessions)
+	oldSession(t, sessions)
+	indent := func(s string) string {
+		return "    " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n    ") + "\n"
+	}
+	for _, args := range [][]string{{"list"}, {"logs", "test", "--plan", "1"}} {
+		got := run(t, "", append([]string{"trace"}, args...)...)
+		block := indent("$ planc trace " + strings.Join(args, " ") + "\n" + got.Stdout)
+		block = strings.ReplaceAll(block, "    \n", "\n") // blank lines stay blank
+		if got.Code != 0 || !strings.Contains(doc, block) {
+			t.Errorf("docs/trace.md lacks planc trace %s's output:\n%s", strings.Join(args, " "), block)
+		}
+	}
+	steps := run(t, "", "trace", "steps", "--format", "json").Stdout
+	list := run(t, "", "trace", "list", "--format", "json").Stdout
+	for _, want := range []string{
+		strings.Split(steps, "\n")[6],
+		strings.Split(list, "\n")[0],
+	} {
+		if !strings.Contains(doc, "```json\n"+want+"\n```") {
+			t.Errorf("docs/trace.md lacks the example line\n%s", want)
+		}
 	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -245,7 +247,6 @@ func TestTraceKeptBinary(t *testing.T) {
 	}
 	root := t.TempDir()
 	dir := keptSession(t, filepath.Join(root, ".planc", "sessions"))
-	bin := plancBin(t)
 	for _, tt := range []struct {
 		args   []string
 		code   int
@@ -256,15 +257,25 @@ func TestTraceKeptBinary(t *testing.T) {
 		{[]string{"report", "--plan", "1"}, 0, keptReport, tornNote(dir)},
 		{[]string{"logs", "tset", "--plan", "1"}, 2, "", tornNote(dir) + `planc trace: plan 1 has no step "tset"; did you mean "test"?` + "\n"},
 	} {
-		cmd := exec.Command(bin, append([]string{"trace"}, tt.args...)...)
-		cmd.Dir = root
-		var so, se bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &so, &se
-		code := exitCode(t, cmd.Run())
+		got := plancTrace(t, root, tt.args...)
 		// The binary names the session relative to its directory.
 		wantErr := strings.ReplaceAll(tt.stderr, root+string(filepath.Separator), "")
-		if code != tt.code || so.String() != tt.stdout || se.String() != wantErr {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, code, so.String(), se.String(), tt.code, tt.stdout, wantErr)
+		if got.code != tt.code || got.stdout != tt.stdout || got.stderr != wantErr {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q, %q", tt.args, got.code, got.stdout, got.stderr, tt.code, tt.stdout, wantErr)
 		}
 	}
+}
+
+// plancTrace runs the planc binary's trace command in dir, killed after a
+// minute at most.
+func plancTrace(t *testing.T, dir string, args ...string) runOut {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plancBin(t), append([]string{"trace"}, args...)...)
+	cmd.Dir = dir
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	return runOut{so.String(), se.String(), exitCode(t, err)}
 }

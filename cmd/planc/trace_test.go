@@ -13,7 +13,7 @@ import (
 	"github.com/planc/planc/internal/testkit"
 )
 
-// traceLine is one trace.jsonl line as runtime.md's table has it: ts,
+// traceLine is one trace.jsonl line as docs/trace.md's tables have it: ts,
 // event, session, then the event's fields in the order given (name,
 // value, …).
 func traceLine(sec float64, event, session string, fields ...any) string {
