@@ -1,8 +1,11 @@
 // Package tracefile reads what `planc run` leaves behind for people to
 // read afterwards: a session's trace.jsonl (docs/trace.md) and its
 // session directory, following each delegation into the child session
-// directory it left under delegations/<delegation id>/. `planc trace`
-// is its command-line face: WriteSteps and WriteShow are its two views.
+// directory it left under delegations/<delegation id>/, and what a run
+// keeps beside the trace (outputs/ and reports/). `planc trace` is its
+// command-line face: WriteSteps and WriteShow (and their JSON forms,
+// WriteStepsJSON and WriteShowJSON), Session.StepLogs for `logs`,
+// Session.Report for `report`, ListSessions and WriteList for `list`.
 //
 // Reading is forgiving by design, because a trace is most wanted when
 // something went wrong: a last line cut short, a torn line (its writer

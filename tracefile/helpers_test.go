@@ -41,7 +41,7 @@ func ts(s float64) string {
 }
 
 // write writes files (path relative to dir → content) under dir.
-func write(t *testing.T, dir string, files map[string]string) {
+func write(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))

@@ -38,7 +38,15 @@ const MaxDepth = 32
 // missing or unreadable (a child directory, a trace line, session.json) is
 // a note in the session it belongs to, and Open still returns what there
 // is.
-func Open(path string) (*Session, error) {
+func Open(path string) (*Session, error) { return openAt(path, true) }
+
+// OpenTop reads the session at path as Open does, but does not follow its
+// delegations: what `planc trace logs`, `report` and `list` need, which
+// look at the session's own plans only.
+func OpenTop(path string) (*Session, error) { return openAt(path, false) }
+
+// openAt is Open, following the delegations when follow is set.
+func openAt(path string, follow bool) (*Session, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -50,11 +58,16 @@ func Open(path string) (*Session, error) {
 			return nil, fmt.Errorf("%s is not a session directory: it has neither %s nor %s", path, TraceFile, SessionFile)
 		}
 	}
-	return open(path, fi.IsDir(), 0, map[string]bool{}), nil
+	seen := map[string]bool{}
+	if !follow {
+		seen = nil
+	}
+	return open(path, fi.IsDir(), 0, seen), nil
 }
 
 // open reads one session; seen holds the directories already read on the
-// way down, so a symbolic link cannot make a loop.
+// way down, so a symbolic link cannot make a loop. A nil seen reads the
+// session alone, without its delegations.
 func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 	dir, tracePath := path, filepath.Join(path, TraceFile)
 	if !isDir {
@@ -80,6 +93,9 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 	slices.SortStableFunc(s.Notes, func(a, b Note) int {
 		return cmp.Compare(noteKey(a), noteKey(b))
 	})
+	if seen == nil {
+		return s
+	}
 	if key, err := filepath.EvalSymlinks(dir); err == nil {
 		if seen[key] {
 			s.Notes = append(s.Notes, Note{Text: "this directory was already shown above (a link loop?); its delegations are not followed"})

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/session"
@@ -12,12 +14,15 @@ import (
 // traceCommand is planc trace (docs/cli.md).
 var traceCommand = &command{
 	name:    "trace",
-	summary: "read a session's trace: its step rows, or the whole session tree",
-	usage: `usage: planc trace steps|show [TRACE.jsonl | SESSION_DIR]
+	summary: "read a session afterwards: step rows, the session tree, kept outputs and reports, the sessions",
+	usage: `usage: planc trace steps|show [SESSION] [--format text|json]
+       planc trace logs [SESSION] STEP [--plan N] [--attempt K]
+       planc trace report [SESSION] [--plan N]
+       planc trace list [--format text|json]
 
-Reads a session's trace.jsonl, given as the file or as the session
-directory that holds it. Without a path, the most recent session under
-.planc/sessions is read.
+SESSION is a session directory, or the trace.jsonl in one; without it,
+the newest session under .planc/sessions of the current directory is
+read.
 
   steps   one row per step attempt of every plan in the trace: PLAN,
           STEP, ATTEMPT (- for a step settled without dispatch), STATUS
@@ -27,49 +32,70 @@ directory that holds it. Without a path, the most recent session under
           its outcome, counts and step attempts, cancelled tasks, then
           Delegations: each sub-capsule with its step, outcome and reason,
           followed into delegations/<id>/ and shown the same way, indented
+  logs    the kept output of a step: every dispatched attempt, each
+          under a heading (==> STEP, attempt K: STATUS after DURATION <==),
+          or only attempt K's, exactly as kept
+  report  the kept report of a plan, exactly as it was returned
+  list    the sessions under .planc/sessions, newest first: one row per
+          plan with its outcome (completed, failed, canceled, or
+          unfinished: still running, or planc died), redrives and steps
+
+flags:
+  --format text|json  steps: one JSON object a line; show: one object;
+                      list: one JSON object a session a line
+  --plan N            the plan of the session (default: its last)
+  --attempt K         logs: only attempt K, with no heading
 
 A trace cut short, torn lines (a writer that died mid-write), lines that
 are not JSON, unknown events and missing delegation directories do not
-stop either view: what is there is shown, with notes (on standard error
-for steps; for show, one line on standard error for each line skipped and
-a notes section for the rest).
+stop any view: what is there is shown, with one line on standard error
+for each line skipped (and for show, a notes section for the rest).
 
-exit status: 0 shown, 2 usage error, or no session at the path
+exit status: 0 shown; 2 usage error, no session at the path, or (logs,
+report) an unknown plan, step or attempt, or nothing kept to show
 `,
 	run: runTrace,
 }
 
+// traceViews are planc trace's views.
+var traceViews = []string{"steps", "show", "logs", "report", "list"}
+
+// traceFlagViews says which views take each flag.
+var traceFlagViews = map[string][]string{
+	"format":  {"steps", "show", "list"},
+	"plan":    {"logs", "report"},
+	"attempt": {"logs"},
+}
+
+// traceArgs are planc trace's parsed flags and arguments.
+type traceArgs struct {
+	view    string
+	pos     []string // the arguments after the view
+	json    bool
+	plan    int // 0: the session's last
+	attempt int // 0: every attempt
+}
+
 // runTrace implements planc trace.
 func runTrace(e *env, c *command, args []string) int {
-	fs := newFlagSet(c)
-	pos, status, ok := e.parseArgs(c, fs, args)
+	a, status, ok := parseTraceArgs(e, c, args)
 	if !ok {
 		return status
 	}
-	if len(pos) == 0 {
-		return e.usageError(c, "say steps or show")
+	switch a.view {
+	case "logs":
+		return traceLogs(e, c, a)
+	case "report":
+		return traceReport(e, c, a)
+	case "list":
+		return traceList(e, c, a)
 	}
-	view, rest := pos[0], pos[1:]
-	if view != "steps" && view != "show" {
-		msg := fmt.Sprintf("unknown view %q; want steps or show", view)
-		if s := ast.Suggest(view, []string{"steps", "show"}); s != "" {
-			msg = fmt.Sprintf("unknown view %q; did you mean %q?", view, s)
-		}
-		return e.usageError(c, "%s", msg)
-	}
-	if len(rest) > 1 {
+	if len(a.pos) > 1 {
 		return e.usageError(c, "give at most one trace file or session directory")
 	}
-	path := ""
-	if len(rest) == 1 {
-		path = rest[0]
-	} else {
-		latest, err := tracefile.Latest(session.DefaultSessionsDir)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
-			return exitUsage
-		}
-		path = latest
+	path, status, ok := tracePath(e, a.pos)
+	if !ok {
+		return status
 	}
 	s, err := tracefile.Open(path)
 	if err != nil {
@@ -77,9 +103,14 @@ func runTrace(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	var out bytes.Buffer
-	if view == "steps" {
+	switch {
+	case a.view == "steps" && a.json:
+		err = tracefile.WriteStepsJSON(&out, s)
+	case a.view == "steps":
 		err = tracefile.WriteSteps(&out, s)
-	} else {
+	case a.json:
+		err = tracefile.WriteShowJSON(&out, s)
+	default:
 		err = tracefile.WriteShow(&out, s)
 	}
 	if err == nil {
@@ -88,14 +119,80 @@ func runTrace(e *env, c *command, args []string) int {
 	if err != nil {
 		return e.writeFailed(err)
 	}
-	if view == "steps" {
+	if a.view == "steps" {
 		for _, n := range s.Notes {
 			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
 		}
 	} else {
-		for _, n := range tracefile.SkippedLines(s) {
-			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
-		}
+		traceNotes(e, tracefile.SkippedLines(s))
 	}
 	return exitOK
+}
+
+// parseTraceArgs parses planc trace's arguments, refusing a flag the view
+// does not take.
+func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
+	fs := newFlagSet(c)
+	format := &choiceFlag{value: "text", choices: []string{"text", "json"}}
+	fs.Var(format, "format", "")
+	plan := fs.Int("plan", 0, "")
+	attempt := fs.Int("attempt", 0, "")
+	pos, status, ok := e.parseArgs(c, fs, args)
+	if !ok {
+		return traceArgs{}, status, false
+	}
+	if len(pos) == 0 {
+		return traceArgs{}, e.usageError(c, "say which view: %s", orList(traceViews)), false
+	}
+	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt}
+	if !slices.Contains(traceViews, a.view) {
+		msg := fmt.Sprintf("unknown view %q; want %s", a.view, orList(traceViews))
+		if s := ast.Suggest(a.view, traceViews); s != "" {
+			msg = fmt.Sprintf("unknown view %q; did you mean %q?", a.view, s)
+		}
+		return a, e.usageError(c, "%s", msg), false
+	}
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		if views := traceFlagViews[f.Name]; bad == "" && !slices.Contains(views, a.view) {
+			bad = fmt.Sprintf("--%s is for planc trace %s, not %s", f.Name, orList(views), a.view)
+		}
+	})
+	switch {
+	case bad != "":
+		return a, e.usageError(c, "%s", bad), false
+	case *plan < 0 || isSet(fs, "plan") && *plan == 0:
+		return a, e.usageError(c, "--plan counts from 1: plans/plan-1.json is plan 1"), false
+	case *attempt < 0 || isSet(fs, "attempt") && *attempt == 0:
+		return a, e.usageError(c, "--attempt counts from 1"), false
+	}
+	return a, exitOK, true
+}
+
+// isSet reports whether the flag name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// tracePath returns the session path pos names, or the newest session
+// under .planc/sessions when it names none.
+func tracePath(e *env, pos []string) (string, int, bool) {
+	if len(pos) == 1 {
+		return pos[0], exitOK, true
+	}
+	latest, err := tracefile.Latest(session.DefaultSessionsDir)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
+		return "", exitUsage, false
+	}
+	return latest, exitOK, true
+}
+
+// traceNotes writes each note about a skipped line on standard error.
+func traceNotes(e *env, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
+	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/planc/planc/internal/testkit"
 )
 
-// traceLine is one trace.jsonl line as docs/trace.md has it: ts,
+// traceLine is one trace.jsonl line as docs/trace.md's tables have it: ts,
 // event, session, then the event's fields in the order given (name,
 // value, …).
 func traceLine(sec float64, event, session string, fields ...any) string {
@@ -223,9 +223,21 @@ func TestTraceUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no view", []string{"trace"}, "say steps or show"},
+		{"no view", []string{"trace"}, "say which view: steps, show, logs, report or list"},
 		{"unknown view", []string{"trace", "shwo", "x"}, `unknown view "shwo"; did you mean "show"?`},
-		{"far view", []string{"trace", "list"}, `unknown view "list"; want steps or show`},
+		{"far view", []string{"trace", "graph"}, `unknown view "graph"; want steps, show, logs, report or list`},
+		{"format of logs", []string{"trace", "logs", "x", "--format", "json"}, "--format is for planc trace steps, show or list, not logs"},
+		{"attempt of steps", []string{"trace", "steps", "--attempt", "1"}, "--attempt is for planc trace logs, not steps"},
+		{"plan of list", []string{"trace", "list", "--plan", "1"}, "--plan is for planc trace logs or report, not list"},
+		{"plan 0", []string{"trace", "report", "--plan", "0"}, "--plan counts from 1: plans/plan-1.json is plan 1"},
+		{"attempt -1", []string{"trace", "logs", "x", "--attempt=-1"}, "--attempt counts from 1"},
+		{"bad format", []string{"trace", "show", "--format", "jsno"}, `invalid value "jsno" for --format: want text or json; did you mean "json"?`},
+		{"logs without a step", []string{"trace", "logs"}, "name the step: planc trace logs [SESSION] STEP"},
+		{"logs with three", []string{"trace", "logs", "a", "b", "c"}, "give a session and a step at most"},
+		{"two reports", []string{"trace", "report", "a", "b"}, "give at most one trace file or session directory"},
+		{"list with a path", []string{"trace", "list", "x"}, "planc trace list takes no arguments: it lists the sessions under .planc/sessions of the current directory"},
+		{"logs without sessions", []string{"trace", "logs", "x"}, "no sessions"},
+		{"report without sessions", []string{"trace", "report"}, "no sessions"},
 		{"two paths", []string{"trace", "steps", "a", "b"}, "give at most one trace file or session directory"},
 		{"unknown flag", []string{"trace", "show", "--json", "x"}, "unknown flag --json"},
 		{"missing path", []string{"trace", "show", "nope"}, "planc trace: stat nope: no such file or directory"},

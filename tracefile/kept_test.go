@@ -1,0 +1,206 @@
+package tracefile_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/tracefile"
+)
+
+// crashedThenRedriven writes a session whose first run died while step
+// "b/x\n" (an id unfit for a file name and a terminal) ran, and whose
+// redrive reused "a" and ran "b/x\n" again to success. Only the outputs
+// of attempts that returned are kept.
+func crashedThenRedriven(t *testing.T) string {
+	dir := t.TempDir()
+	L := func(sec float64, event string, fields ...any) string { return line(ts(sec), event, sid, fields...) }
+	const b = "b/x\n"
+	trace := L(0, "session_start", "capsule", "local/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		L(0.1, "plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "ab") +
+		L(0.2, "plan_step_start", "plan_id", "p", "step_id", "a", "kind", "tool", "attempt", 1) +
+		L(0.3, "plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 7, "error", nil) +
+		L(0.4, "plan_step_start", "plan_id", "p", "step_id", b, "kind", "shell", "attempt", 1) +
+		// planc died here: no plan_step, plan_end or session_end.
+		L(10, "session_start", "capsule", "local/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		L(10.1, "plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "ab", "redrive", 1) +
+		L(10.1, "plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 0, "error", nil, "reused", true, "output_bytes", 3) +
+		L(10.2, "plan_step_start", "plan_id", "p", "step_id", b, "kind", "shell", "attempt", 2) +
+		L(10.3, "plan_step", "plan_id", "p", "step_id", b, "status", "success", "attempt", 2, "duration_ms", 1500, "error", nil) +
+		L(10.4, "plan_end", "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 0, "redrive", 1) +
+		L(10.5, "session_end", "exit_status", "ok")
+	write(t, dir, map[string]string{
+		tracefile.TraceFile:                   trace,
+		tracefile.OutputPath(1, "a", 1):       "aaa",
+		tracefile.OutputPath(1, b, 2):         "second try\n",
+		tracefile.ReportPath(1):               `{"plan_id":"p"}` + "\n",
+		tracefile.RedriveReportPath(1, 0):     "never read",
+		tracefile.PlanFile(1):                 `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b/x\n", "shell": "true"}]}`,
+		"outputs/plan-1/unrelated.1.txt":      "x",
+		"outputs/plan-2/" + "a.1.txt":         "another plan's",
+		tracefile.OutputPath(1, "a", 2) + "~": "not a kept name",
+	})
+	return dir
+}
+
+// TestStepLogs: a step's dispatched attempts over every run of its plan,
+// in attempt order, each with its status, its run and whether its output
+// is kept; the attempt planc died in has none, and says why.
+func TestStepLogs(t *testing.T) {
+	dir := crashedThenRedriven(t)
+	s, err := tracefile.OpenTop(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := s.LastPlan(); !ok || n != 1 || len(s.PlanRuns(1)) != 2 {
+		t.Fatalf("LastPlan %d %v, runs %d", n, ok, len(s.PlanRuns(1)))
+	}
+	l, err := s.StepLogs(1, "b/x\n", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tracefile.LogAttempt{
+		{Attempt: 1, Status: "unsettled", Path: "outputs/plan-1/b%2Fx%0A.1.txt"},
+		{Attempt: 2, Redrive: 1, Status: "success", Settled: true, Duration: 1500e6, Path: "outputs/plan-1/b%2Fx%0A.2.txt", Kept: true},
+	}
+	if d := cmp.Diff(want, l.Attempts); d != "" {
+		t.Fatalf("attempts (-want +got):\n%s", d)
+	}
+	headings := []string{
+		`==> b/x\n, attempt 1: unsettled: planc died while it ran; no output kept <==`,
+		`==> b/x\n, attempt 2 (redrive 1): success after 1.5s <==`,
+	}
+	for i, h := range headings {
+		if got := l.Attempts[i].Heading(l.StepID); got != h {
+			t.Errorf("heading %d: %q, want %q", i+1, got, h)
+		}
+	}
+	if got := l.Attempts[0].Missing(); got != "never ended (planc died while it ran), so its output was not kept" {
+		t.Errorf("Missing: %q", got)
+	}
+	if b, err := os.ReadFile(l.File(&l.Attempts[1])); err != nil || string(b) != "second try\n" {
+		t.Errorf("File: %q, %v", b, err)
+	}
+	if _, err := l.Attempt(3); err == nil || err.Error() != `step "b/x\n" of plan 1 has no attempt 3; its attempts are 1 and 2` {
+		t.Errorf("Attempt(3): %v", err)
+	}
+	// The reused line is no attempt of its own: the output is attempt 1's.
+	l, err = s.StepLogs(1, "a", true)
+	if err != nil || len(l.Attempts) != 1 || !l.Attempts[0].Kept || l.Attempts[0].Redrive != 0 {
+		t.Errorf("StepLogs a: %+v, %v", l, err)
+	}
+	if _, err := l.Attempt(2); err == nil || !strings.HasSuffix(err.Error(), "has no attempt 2; its only attempt is 1") {
+		t.Errorf("Attempt(2): %v", err)
+	}
+	if got := s.StepIDs(1); !cmp.Equal(got, []string{"a", "b/x\n"}) {
+		t.Errorf("StepIDs: %q", got)
+	}
+}
+
+// TestStepLogsRefused: each way there is nothing to show is an error that
+// says which.
+func TestStepLogsRefused(t *testing.T) {
+	dir := crashedThenRedriven(t)
+	s, err := tracefile.OpenTop(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		n    int
+		id   string
+		want string
+	}{
+		{2, "a", `session "` + sid + `" has no plan 2; its plans are 1`},
+		{1, "b/x", `plan 1 has no step "b/x"; did you mean "b/x\n"?`},
+		{1, "zzzzzzzz", `plan 1 has no step "zzzzzzzz"; planc trace steps lists the steps that ran`},
+	} {
+		if _, err := s.StepLogs(tt.n, tt.id, false); err == nil || err.Error() != tt.want {
+			t.Errorf("StepLogs(%d, %q): %v, want %q", tt.n, tt.id, err, tt.want)
+		}
+	}
+	// A step the plan declares that never ran.
+	write(t, dir, map[string]string{tracefile.PlanFile(1): `{"id": "p", "steps": [{"id": "a"}, {"id": "b/x\n"}, {"id": "later"}]}`})
+	if _, err := s.StepLogs(1, "later", false); err == nil || err.Error() != `step "later" of plan 1 was never dispatched, so it printed nothing: the trace has no line for it: it never ran` {
+		t.Errorf("later: %v", err)
+	}
+	// With the kept outputs gone: what is missing, named.
+	if err := os.RemoveAll(filepath.Join(dir, tracefile.OutputsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StepLogs(1, "a", false); err == nil || err.Error() != `no output was kept for step "a" of plan 1: outputs/plan-1/a.1.txt is missing` {
+		t.Errorf("a: %v", err)
+	}
+}
+
+// TestReport: the kept report's bytes as they are, the newest run's.
+func TestReport(t *testing.T) {
+	dir := crashedThenRedriven(t)
+	s, err := tracefile.OpenTop(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, note, err := s.Report(1)
+	if err != nil || string(b) != `{"plan_id":"p"}`+"\n" || note != "" {
+		t.Errorf("Report: %q, %q, %v", b, note, err)
+	}
+	os.Remove(filepath.Join(dir, tracefile.ReportPath(1)))
+	if _, _, err := s.Report(1); err == nil || err.Error() != "no report was kept for plan 1: reports/plan-1.json is missing" {
+		t.Errorf("Report without the file: %v", err)
+	}
+}
+
+// TestListSessions: newest first, by name; a missing root holds none.
+func TestListSessions(t *testing.T) {
+	root := t.TempDir()
+	if list, err := tracefile.ListSessions(filepath.Join(root, "none")); err != nil || list != nil {
+		t.Errorf("missing root: %v, %v", list, err)
+	}
+	L := func(id, event string, fields ...any) string { return line(ts(0), event, id, fields...) }
+	write(t, root, map[string]string{
+		"20250101T000000Z-000001/trace.jsonl": L("20250101T000000Z-000001", "plan_start", "plan_id", "old", "plan_file", "plans/plan-1.json", "steps", 1),
+		"20250102T000000Z-000002/trace.jsonl": L("20250102T000000Z-000002", "plan_start", "plan_id", "x", "plan_file", "plans/plan-1.json", "steps", 1) +
+			L("20250102T000000Z-000002", "plan_end", "plan_id", "x", "outcome", "canceled", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 1) +
+			// Lines of a run whose plan_start was lost: an entry of their own.
+			L("20250102T000000Z-000002", "plan_step", "plan_id", "x", "step_id", "s", "status", "success", "attempt", 2, "duration_ms", 1, "error", nil) +
+			L("20250102T000000Z-000002", "plan_start", "plan_id", "y", "plan_file", "plans/plan-2.json", "steps", 3, "redrive", 2) +
+			L("20250102T000000Z-000002", "plan_end", "plan_id", "y", "outcome", "failed", "failed_step", "s", "succeeded", 0, "failed", 1, "skipped", 0, "redrive", 2),
+		"empty/readme": "not a session",
+	})
+	list, err := tracefile.ListSessions(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Session, PlanID, Outcome string
+		Redrives                 int
+	}
+	var got []row
+	for _, s := range list {
+		for _, p := range s.Plans {
+			got = append(got, row{s.Session, p.PlanID, p.Outcome, p.Redrives})
+		}
+	}
+	want := []row{
+		{"20250102T000000Z-000002", "x", "canceled", 0},
+		{"20250102T000000Z-000002", "y", "failed", 2},     // redrive 2 recorded, its earlier runs not
+		{"20250102T000000Z-000002", "x", "unfinished", 0}, // lines without their plan_start
+		{"20250101T000000Z-000001", "old", "unfinished", 0},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestShowDenials: a call_denied line keeps its hook 0, which is not
+// "no hook".
+func TestShowDenials(t *testing.T) {
+	s := fromText(t, line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1)+
+		line(ts(1), "call_denied", sid, "plan_id", "p", "step_id", "w", "hook", 0, "on", "on-shell"))
+	d := tracefile.Show(s).Plans[0].Denials
+	if len(d) != 1 || d[0].Hook == nil || *d[0].Hook != 0 || *d[0].On != "on-shell" || d[0].Path != nil {
+		t.Errorf("denials %+v", d)
+	}
+}
