@@ -144,8 +144,10 @@ func (e *RefusedError) Error() string {
 // written), opens the session and its trace, writes the plan file, starts
 // the MCP servers in the scope and runs what it reads back, and closes
 // everything. Cancelling ctx cancels the plan (S22). A *RefusedError means
-// nothing ran (exit 2); any other error is a failure of the runtime
-// itself.
+// nothing ran (exit 2) and nothing was left: what Run made for the plan
+// before it was refused (the session directory, or the plan file in a
+// session it reused) is removed, and no trace line is written. Any other
+// error is a failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := cfg.Manifest
 	if m == nil {
@@ -162,17 +164,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	needScope := needsScope(cfg.Plan.AST()) || len(m.Tools.MCP) > 0
 	if needScope {
 		if err := cfg.probeScope(); err != nil {
-			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
+			return nil, &RefusedError{Code: CodeNoScope, Msg: scopeRefusal(err)}
 		}
 	}
 
 	info := session.NewInfo(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
-	var sess *session.Session
-	if cfg.SessionDir != "" {
-		sess, err = session.Open(cfg.SessionDir, info)
-	} else {
-		sess, err = session.Create(filepath.Join(workDir, session.DefaultSessionsDir), info)
-	}
+	sess, undo, err := openSession(workDir, cfg.SessionDir, info)
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
@@ -181,16 +178,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
-	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
-	r := &run{cfg: &cfg, m: m, needScope: needScope, manifestDir: cfg.ManifestDir}
+	r := &run{cfg: &cfg, m: m, needScope: needScope, manifestDir: cfg.ManifestDir, tr: tr}
 	if r.manifestDir == "" {
 		r.manifestDir = workDir
 	}
 	var parent *capsule.ParentWatch // a sub-capsule's lifeline
 	ctx, r.abort, parent = capsule.WatchParent(ctx, cfg.ParentEnded, cfg.Abort, tr)
-	res, err := r.plan(ctx, &session.Task{Session: sess, Trace: tr, WorkDir: workDir})
+	task := &session.Task{Session: sess, Trace: tr, WorkDir: workDir}
+	res, err := r.plan(ctx, task)
 	parentEnded := parent.Close()
+	if _, ok := errors.AsType[*RefusedError](err); ok && !r.begun {
+		tr.Close()
+		undo(task.Plan)
+		return nil, err
+	}
+	r.begin() // a runtime failure before the plan began: still say so
 	status := session.ExitFailed
 	if res != nil {
 		res.Session = sess
@@ -212,6 +215,17 @@ type run struct {
 	manifestDir string        // cfg.ManifestDir, or the working directory
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
+	tr          *session.Trace
+	begun       bool // session_start is written (begin)
+}
+
+// begin writes session_start, once: when nothing can refuse the plan any
+// more, so that a refused plan leaves no trace line.
+func (r *run) begin() {
+	if !r.begun {
+		r.begun = true
+		r.tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+	}
 }
 
 // plan writes the plan file, opens the scope, starts the MCP servers and
@@ -258,7 +272,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	if r.needScope {
 		sc, err := r.cfg.openScope("planc-" + task.Session.Info.ID + "-" + strconv.Itoa(pf.N))
 		if err != nil {
-			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
+			return nil, &RefusedError{Code: CodeNoScope, Msg: scopeRefusal(err)}
 		}
 		h.scope = sc
 		// Asking starts the shim once: only for a plan with steps to
@@ -278,6 +292,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		return nil, err
 	}
 
+	r.begin()
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	if h.scope != nil && r.abort != nil {
