@@ -54,8 +54,16 @@ func (c *capsuleInfo) dir() string {
 // manifest's MCP servers' tools are pending: see withMCP).
 func (c *capsuleInfo) caps() *check.Capabilities {
 	caps := check.CapabilitiesOf(c.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest, caps.Embedded = c.path, c.path == ""
+	caps.Manifest, caps.Embedded = c.name(), c.path == ""
 	return caps
+}
+
+// name is how refusals name the manifest: its path, or standard input.
+func (c *capsuleInfo) name() string {
+	if c.path == stdinName {
+		return "the manifest on standard input"
+	}
+	return c.path
 }
 
 // describe says which capsule this is, for --verbose and planc version.
@@ -66,7 +74,7 @@ func (c *capsuleInfo) describe() string {
 	case c.found:
 		return c.path + " (found from the current directory)"
 	}
-	return c.path + " (--capsule)"
+	return c.name() + " (--capsule)"
 }
 
 // findCapsule returns the nearest .planc/capsule.json from dir upward (dir
