@@ -144,10 +144,11 @@ func (e *RefusedError) Error() string {
 // written), opens the session and its trace, writes the plan file, starts
 // the MCP servers in the scope and runs what it reads back, and closes
 // everything. Cancelling ctx cancels the plan (S22). A *RefusedError means
-// nothing ran (exit 2) and nothing was left: what Run made for the plan
-// before it was refused (the session directory, or the plan file in a
-// session it reused) is removed, and no trace line is written. Any other
-// error is a failure of the runtime itself.
+// nothing ran (exit 2) and, but for a sub-capsule's run, nothing was left:
+// what Run made for the plan before it was refused (the session
+// directory, or the plan file in a session it reused) is removed, and no
+// trace line is written. Any other error is a failure of the runtime
+// itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := cfg.Manifest
 	if m == nil {
@@ -182,6 +183,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := &run{cfg: &cfg, m: m, needScope: needScope, manifestDir: cfg.ManifestDir, tr: tr}
 	if r.manifestDir == "" {
 		r.manifestDir = workDir
+	}
+	// A sub-capsule's session is its delegation's record, made for it by
+	// its parent: it says who ran, even when the plan is refused
+	// (capsule.RunChild), so it begins at once and is never undone.
+	if cfg.DelegationID != "" {
+		r.begin()
 	}
 	var parent *capsule.ParentWatch // a sub-capsule's lifeline
 	ctx, r.abort, parent = capsule.WatchParent(ctx, cfg.ParentEnded, cfg.Abort, tr)

@@ -118,19 +118,15 @@ func builtinInput(name string) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(strings.TrimSuffix(tool.Description, "."))
-	b.WriteString(". Input: an object with")
-	for i, f := range tool.Fields {
-		if i > 0 {
-			b.WriteString(";")
-		}
+	b.WriteString(tool.Description)
+	b.WriteString(" Its input is an object with these members and no other:")
+	for _, f := range tool.Fields {
 		req := "optional"
 		if f.Required {
 			req = "required"
 		}
-		fmt.Fprintf(&b, " %q (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, strings.TrimSuffix(f.Description, "."))
+		fmt.Fprintf(&b, "\n  - %q (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, f.Description)
 	}
-	b.WriteString("; no other member")
 	return b.String()
 }
 
