@@ -44,8 +44,8 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // Config is what every plan of a Server runs with: the fields of

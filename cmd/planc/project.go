@@ -15,8 +15,8 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // projectCapsule is the project's capsule manifest, relative to the
