@@ -13,7 +13,7 @@ import (
 
 // ScopeFix is how to get a delegated cgroup v2 scope, the fix that ends
 // E-RUN-012 on Linux (docs/running.md says more).
-const ScopeFix = "run planc as root, as a normal user under systemd-run --user --scope -p Delegate=yes planc run …, or in a container with a writable cgroup namespace (docs/running.md#e-run-012)"
+const ScopeFix = "run planc as root, or as a normal user under systemd-run --user --scope -p Delegate=yes planc run …, or in a container with a writable cgroup namespace (docs/running.md#e-run-012)"
 
 // scopeRefusal is E-RUN-012's line for err, the error of a probe or of
 // opening the scope; on Linux it ends with ScopeFix.
