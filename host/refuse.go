@@ -25,6 +25,15 @@ func scopeRefusal(err error) string {
 	return msg
 }
 
+// begin writes session_start, once: when nothing can refuse the plan any
+// more, so that a refused plan leaves no trace line.
+func (r *run) begin() {
+	if !r.begun {
+		r.begun = true
+		r.tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+	}
+}
+
 // openSession opens the session a run writes to: dir when given
 // (session.Open, which makes it if need be), else a new one under
 // workDir/.planc/sessions. undo removes what this call made, for a plan

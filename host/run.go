@@ -226,15 +226,6 @@ type run struct {
 	begun       bool // session_start is written (begin)
 }
 
-// begin writes session_start, once: when nothing can refuse the plan any
-// more, so that a refused plan leaves no trace line.
-func (r *run) begin() {
-	if !r.begun {
-		r.begun = true
-		r.tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
-	}
-}
-
 // plan writes the plan file, opens the scope, starts the MCP servers and
 // runs the VM, for task (whose Plan it sets).
 func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
