@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -22,12 +21,8 @@ func init() { testkit.ServeMCPIfAsked() }
 // server (testkit.ServeMCPIfAsked: echo takes {"text": string, "times":
 // integer}).
 func mcpManifest(t *testing.T) string {
-	var argv []string
-	for _, a := range testkit.MCPServerCommand(t, "serve") {
-		argv = append(argv, strconv.Quote(a))
-	}
 	return `{"name": "local/m", "capabilities": {"plan": {"submit": true}},
-  "tools": {"builtin": ["notes"], "mcp": {"t": {"command": [` + strings.Join(argv, ", ") + `]}}}}`
+  "tools": {"builtin": ["notes"], "mcp": {"t": {"command": ` + testkit.JSONList(testkit.MCPServerCommand(t, "serve")) + `}}}}`
 }
 
 // TestCheckPlanEqualsCheck: check-plan holds a plan to the built-in tools'
