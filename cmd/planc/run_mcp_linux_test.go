@@ -246,6 +246,8 @@ func TestCheckMCP(t *testing.T) {
 		"broken.json", mcpCapsule("demo", []string{bin}, "bad", []string{"sh", "-c", "echo broken config >&2; exit 4"}),
 		"plan.json", `{"id": "p", "steps": [{"id": "a", "tool": "echo", "input": {"text": "x"}}, {"id": "n", "tool": "notes", "input": {"body": "$a.output"}, "depends_on": ["a"]}]}`,
 		"unknown.json", `{"id": "p", "steps": [{"id": "a", "tool": "zzz"}]}`,
+		"proj/.planc/capsule.json", mcpCapsule("demo", []string{"./demo"}),
+		"proj/sub/keep", "",
 	)
 	r := plancCheck(t, dir, "--capsule", "one.json", "plan.json")
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
@@ -256,6 +258,17 @@ func TestCheckMCP(t *testing.T) {
 	if r.code != 1 || !strings.HasPrefix(r.stdout, want+"\n") {
 		t.Errorf("an unknown tool: exit %d\n%s\n%s\nwant 1 and\n%s", r.code, r.stdout, r.stderr, want)
 	}
+	// A .planc/capsule.json found in a parent: its server's command, a
+	// relative path with a slash, starts from the manifest's directory,
+	// .planc, wherever planc runs; planc run finds and starts it too.
+	if err := os.Symlink(bin, filepath.Join(dir, "proj", ".planc", "demo")); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "proj", "sub")
+	r = plancCheck(t, sub, "../../plan.json")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("the found capsule's relative server command: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
 	r = plancCheck(t, dir, "--capsule", "broken.json", "plan.json")
 	want = `planc check: capsule manifest: MCP server "bad" did not start: it exited (exit status 4) before it answered; its standard error ends: "broken config"` + "\n"
 	if r.code != 2 || r.stdout != "" || r.stderr != want {
@@ -265,6 +278,12 @@ func TestCheckMCP(t *testing.T) {
 	want = `planc check: capsule manifest: tool "crash" is offered by two sources, MCP server "a" and MCP server "b"; a tool name must come from one source, so drop one of them from the manifest` + "\n"
 	if r.code != 2 || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("two servers offering one name: exit %d\n%s\nwant 2 and\n%s", r.code, r.stderr, want)
+	}
+	noServerLeft(t, bin)
+
+	testkit.NeedScope(t)
+	if r := planc(t, sub, "../../plan.json"); r.code != 0 || !strings.Contains(r.stdout, `"output": "x"`) {
+		t.Errorf("planc run with the found capsule: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	noServerLeft(t, bin)
 }
