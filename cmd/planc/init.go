@@ -14,7 +14,7 @@ import (
 // initCommand is planc init: a starting project capsule.
 var initCommand = &command{
 	name:    "init",
-	summary: "write a starting .planc/capsule.json, the capsule every command uses here",
+	summary: "write a starting .planc/capsule.json, the capsule used here",
 	usage: `usage: planc init
 
 Writes .planc/capsule.json in the current directory: a capsule manifest

@@ -32,10 +32,11 @@ Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
 there, runs it, and prints the report as JSON on standard output. When the
 plan does not complete, its summary line goes to standard error. A refused
-plan creates nothing: no session directory, no plan file, no trace line. SIGINT or
-SIGTERM cancels the plan; a second one ends it at once. On Linux, a plan
-with shell or capsule steps needs a delegated cgroup v2 scope, and is
-refused with E-RUN-012 without one: docs/running.md says how to get one.
+plan creates nothing: no session directory, no plan file, no trace line.
+SIGINT or SIGTERM cancels the plan; a second one ends it at once. On Linux,
+a plan with shell or capsule steps needs a delegated cgroup v2 scope, and
+is refused with E-RUN-012 without one, which says how to get one
+(docs/running.md explains it).
 
 flags:
   --capsule FILE       the capsule manifest (default: .planc/capsule.json in

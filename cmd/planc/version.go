@@ -12,7 +12,7 @@ const plancVersion = "0.1.0-dev"
 // versionCommand is planc version.
 var versionCommand = &command{
 	name:    "version",
-	summary: "print planc's version, the Go version it was built with, and the capsule used here",
+	summary: "print planc's version, the Go version, and the capsule used here",
 	usage: `usage: planc version
 
 Prints two lines: planc's version, the module version the binary was
