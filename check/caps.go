@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -88,4 +89,30 @@ func uniq(names []string) []string {
 		}
 	}
 	return out
+}
+
+// InitFix is the start of the fix of a capability refusal under the
+// embedded default capsule, which cannot be edited: make a project
+// capsule, then grant what is missing in it.
+const InitFix = "run planc init to make .planc/capsule.json, then"
+
+// of names the manifest c comes from, for a refusal: " of PATH", " of the
+// embedded default capsule", or "" when c names none.
+func (c *Capabilities) of() string {
+	switch {
+	case c.Embedded:
+		return " of the embedded default capsule"
+	case c.Manifest != "":
+		return " of " + c.Manifest
+	}
+	return ""
+}
+
+// grant is the fix that ends a capability refusal: add entry (already
+// quoted, or words) to field of the manifest c comes from.
+func (c *Capabilities) grant(entry, field string) string {
+	if c.Embedded {
+		return fmt.Sprintf("%s add %s to its %s", InitFix, entry, field)
+	}
+	return fmt.Sprintf("add %s to %s", entry, field)
 }

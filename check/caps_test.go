@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
 )
 
 func at(ns ...string) []ast.NameAt {
@@ -85,5 +86,73 @@ func TestBuiltinTools(t *testing.T) {
 	}
 	if slices.Contains(got, SubmitPlan) {
 		t.Errorf("BuiltinTools lists %q", SubmitPlan)
+	}
+}
+
+// TestCapabilityFixes: every capability refusal ends with its fix, naming
+// the manifest (its path, the embedded default capsule with planc init, or
+// none), the field and the entry to add; a did-you-mean comes before it.
+func TestCapabilityFixes(t *testing.T) {
+	plan, ds := parser.ParsePlan([]byte(`{"id": "p", "steps": [
+		{"id": "a", "shell": "cargo test"},
+		{"id": "b", "shell": "gp version"},
+		{"id": "c", "tool": "write-file", "input": {"path": "x", "content": "y"}},
+		{"id": "d", "tool": "fetch", "input": {}},
+		{"id": "e", "tool": "note", "input": {"body": "x"}},
+		{"id": "f", "capsule": "helper", "input": "x"},
+		{"id": "g", "capsule": "twin", "input": "x"}]}`), parser.DefaultLimits())
+	if plan == nil || len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	m := &ast.Manifest{Name: "local/a",
+		Capabilities: ast.Capabilities{ShellAllow: at("go"), SpawnAllow: at("a/twin", "b/twin")},
+		Tools:        ast.Tools{Builtin: at("notes")}}
+	messages := func(caps *Capabilities) []string {
+		var out []string
+		for _, d := range Check(plan, caps) {
+			out = append(out, d.Step+": "+d.Message)
+		}
+		return out
+	}
+
+	caps := CapabilitiesOf(m)
+	caps.Manifest = ".planc/capsule.json"
+	want := []string{
+		`a: "cargo" is not in capabilities.shell.allow of .planc/capsule.json; add "cargo" to capabilities.shell.allow`,
+		`b: "gp" is not in capabilities.shell.allow of .planc/capsule.json (did you mean "go"?); add "gp" to capabilities.shell.allow`,
+		`c: tool "write-file" is not among the tools of .planc/capsule.json, which has "notes"; add "write-file" to tools.builtin`,
+		`d: tool "fetch" is not among the tools of .planc/capsule.json, which has "notes"; add an MCP server offering "fetch" to tools.mcp`,
+		`e: tool "note" is not among the tools of .planc/capsule.json (did you mean "notes"?); add an MCP server offering "note" to tools.mcp`,
+		`f: capsule "helper" matches no entry of capabilities.spawn.allow of .planc/capsule.json, so the roost will refuse to spawn it; add its namespaced name (e.g. "local/helper") to capabilities.spawn.allow`,
+		`g: capsule "twin" matches "a/twin", "b/twin" in capabilities.spawn.allow of .planc/capsule.json, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules`,
+	}
+	if d := cmp.Diff(want, messages(caps)); d != "" {
+		t.Errorf("a manifest's path (-want +got):\n%s", d)
+	}
+
+	caps = CapabilitiesOf(m)
+	caps.Embedded = true
+	want = []string{
+		`a: "cargo" is not in capabilities.shell.allow of the embedded default capsule; run planc init to make .planc/capsule.json, then add "cargo" to its capabilities.shell.allow`,
+		`b: "gp" is not in capabilities.shell.allow of the embedded default capsule (did you mean "go"?); run planc init to make .planc/capsule.json, then add "gp" to its capabilities.shell.allow`,
+		`c: tool "write-file" is not among the tools of the embedded default capsule, which has "notes"; run planc init to make .planc/capsule.json, then add "write-file" to its tools.builtin`,
+		`d: tool "fetch" is not among the tools of the embedded default capsule, which has "notes"; run planc init to make .planc/capsule.json, then add an MCP server offering "fetch" to its tools.mcp`,
+		`e: tool "note" is not among the tools of the embedded default capsule (did you mean "notes"?); run planc init to make .planc/capsule.json, then add an MCP server offering "note" to its tools.mcp`,
+		`f: capsule "helper" matches no entry of capabilities.spawn.allow of the embedded default capsule, so the roost will refuse to spawn it; run planc init to make .planc/capsule.json, then add its namespaced name (e.g. "local/helper") to its capabilities.spawn.allow`,
+		`g: capsule "twin" matches "a/twin", "b/twin" in capabilities.spawn.allow of the embedded default capsule, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules`,
+	}
+	if d := cmp.Diff(want, messages(caps)); d != "" {
+		t.Errorf("the embedded default (-want +got):\n%s", d)
+	}
+
+	// Unnamed, and carried through WithTools: the message names no file.
+	caps = CapabilitiesOf(m).WithTools()
+	if got := messages(caps)[0]; got != `a: "cargo" is not in capabilities.shell.allow; add "cargo" to capabilities.shell.allow` {
+		t.Errorf("no manifest named: %s", got)
+	}
+	caps = CapabilitiesOf(m)
+	caps.Manifest = "m.json"
+	if got := caps.WithTools("x").WithSchemas(nil).Manifest; got != "m.json" {
+		t.Errorf("WithTools and WithSchemas lost the manifest's name: %q", got)
 	}
 }

@@ -44,6 +44,14 @@ type Capabilities struct {
 	// tool of Tools to that tool's schema; a tool without one is not
 	// checked. WithSchemas adds them.
 	ToolSchemas map[string]json.RawMessage
+	// Manifest is the path of the manifest the capabilities come from, as
+	// given or found (".planc/capsule.json"): the fix that ends each
+	// capability refusal names it and the field to change; "" names no
+	// file. Embedded marks the embedded default capsule instead, which
+	// cannot be edited: the fix then says to make .planc/capsule.json with
+	// planc init first.
+	Manifest string
+	Embedded bool
 }
 
 // Rule is one check with a stable code.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/planc/planc/ast"
@@ -48,14 +49,11 @@ var ruleCapsuleNotAllowed = Rule{
 		}
 		switch {
 		case len(matches) > 1:
-			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow, so the roost will refuse it as ambiguous; rename one of those capsules", s.Target, ast.QuoteList(matches, ""))
+			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow%s, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules", s.Target, ast.QuoteList(matches, ""), p.Caps.of())
 		case len(matches) == 0:
 			sug := ast.Suggest(s.Target, p.spawnBare)
-			fix := didYouMean(sug)
-			if sug == "" {
-				fix = "; add its namespaced name (e.g. \"local/" + s.Target + "\") to capabilities.spawn.allow"
-			}
-			p.report(r, s, sp, sug, "capsule %q matches no entry of capabilities.spawn.allow, so the roost will refuse to spawn it%s", s.Target, fix)
+			p.report(r, s, sp, sug, "capsule %q matches no entry of capabilities.spawn.allow%s, so the roost will refuse to spawn it%s; %s",
+				s.Target, p.Caps.of(), meant(sug), p.Caps.grant("its namespaced name (e.g. "+strconv.Quote("local/"+s.Target)+")", "capabilities.spawn.allow"))
 		}
 	},
 }

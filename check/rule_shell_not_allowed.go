@@ -3,13 +3,15 @@ package check
 import (
 	"path"
 	"slices"
+	"strconv"
 
 	"github.com/planc/planc/ast"
 )
 
 // ruleShellNotAllowed refuses a shell step whose first word is not an entry
 // of capabilities.shell.allow, compared exactly (S14: "bash" does not allow
-// "/bin/bash", nor the reverse). It needs capabilities.
+// "/bin/bash", nor the reverse). Its fix names the manifest and the entry
+// to add. It needs capabilities.
 var ruleShellNotAllowed = Rule{
 	Code:      "shell-not-allowed",
 	Severity:  ast.Error,
@@ -34,6 +36,7 @@ var ruleShellNotAllowed = Rule{
 		if sug == "" {
 			sug = ast.Suggest(bin, p.Caps.ShellAllow)
 		}
-		p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s", bin, didYouMean(sug))
+		p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s%s; %s",
+			bin, p.Caps.of(), meant(sug), p.Caps.grant(strconv.Quote(bin), "capabilities.shell.allow"))
 	},
 }

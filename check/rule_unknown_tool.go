@@ -2,13 +2,16 @@ package check
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/planc/planc/ast"
 )
 
 // ruleUnknownTool refuses a tool step naming a tool that is not in the
 // capsule's inventory (docs/plans.md, "What is refused before anything
-// runs"). It needs capabilities.
+// runs"). Its fix names the manifest and where to grant the tool:
+// tools.builtin for a built-in tool, else an MCP server in tools.mcp. It
+// needs capabilities.
 var ruleUnknownTool = Rule{
 	Code:      "unknown-tool",
 	Severity:  ast.Error,
@@ -27,14 +30,22 @@ var ruleUnknownTool = Rule{
 			return
 		}
 		sug := ast.Suggest(s.Target, p.tools)
-		fix := didYouMean(sug)
+		has := ""
 		switch {
 		case sug != "":
 		case len(p.tools) == 0:
-			fix = "; the capsule has no tools"
+			has = ", which has no tools"
 		default:
-			fix = "; the capsule has " + ast.QuoteList(p.tools, "")
+			has = ", which has " + ast.QuoteList(p.tools, "")
 		}
-		p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not in the capsule's inventory%s", s.Target, fix)
+		fix := p.Caps.grant("an MCP server offering "+strconv.Quote(s.Target), "tools.mcp")
+		if slices.Contains(ast.BuiltinTools(), s.Target) {
+			fix = p.Caps.grant(strconv.Quote(s.Target), "tools.builtin")
+		}
+		where := p.Caps.of()
+		if where == "" {
+			where = " of the capsule"
+		}
+		p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not among the tools%s%s%s; %s", s.Target, where, has, meant(sug), fix)
 	},
 }

@@ -79,6 +79,15 @@ func didYouMean(s string) string {
 	return fmt.Sprintf("; did you mean %q?", s)
 }
 
+// meant returns " (did you mean %q?)" for a suggestion, or "": for a
+// message whose fix comes after the suggestion.
+func meant(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", s)
+}
+
 // unknownStep reports id, named by step s at sp, as a step the plan does
 // not declare: msg, then the closest declared id or how to fix it.
 func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Span, msg string) {

@@ -46,7 +46,9 @@ func goldenCaps(t *testing.T) *check.Capabilities {
 	if len(diags) > 0 {
 		t.Fatalf("golden capsule: %v", diags)
 	}
-	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
+	caps := check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
+	caps.Manifest = "capsule.json" // the fixes name it as the plans are named: by base name
+	return caps
 }
 
 // checkSuites are the golden check cases: the directories that hold ok/

@@ -22,7 +22,7 @@ func codesTable() string {
 	for _, r := range check.Rules() {
 		sev := r.Severity.String()
 		if r.NeedsCaps {
-			sev += " (needs --capsule)"
+			sev += " (capability rule)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` |\n", r.Code, sev, cell(r.Doc), cell(r.Example))
 	}

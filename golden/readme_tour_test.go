@@ -37,7 +37,7 @@ type tourStep struct {
 var tour = []tourStep{
 	{name: "check", args: []string{"check", "--capsule", "examples/capsule.json", "golden/testdata/check/err/five-mistakes.json"}, code: 1},
 	{name: "dump-ir", args: []string{"dump-ir", "--capsule", "examples/capsule.json", "examples/refresh-fixtures.json"}},
-	{name: "graph", args: []string{"graph", "--format", "mermaid", "examples/fan-out.json"}, mermaid: true},
+	{name: "graph", args: []string{"graph", "--capsule", "examples/capsule.json", "--format", "mermaid", "examples/fan-out.json"}, mermaid: true},
 	{name: "dry-run", args: []string{"run", "--dry-run", "--capsule", "examples/capsule.json", "examples/fan-out.json"}},
 	{name: "run", args: []string{"run", "examples/hello.json"}, sandbox: true},
 	{name: "trace", args: []string{"trace", "steps"}, sandbox: true},

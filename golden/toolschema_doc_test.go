@@ -1,7 +1,6 @@
 package golden
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -19,37 +18,20 @@ func builtinToolsTable(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("| tool | input fields | what it does |\n| --- | --- | --- |\n")
-	schemas := toolschema.Builtin()
-	for _, name := range slices.Sorted(maps.Keys(schemas)) {
-		var s struct {
-			Description string   `json:"description"`
-			Required    []string `json:"required"`
-			Properties  map[string]struct {
-				Type        any    `json:"type"`
-				Description string `json:"description"`
-			} `json:"properties"`
-		}
-		if err := json.Unmarshal(schemas[name], &s); err != nil {
-			t.Fatalf("%s: %v", name, err)
+	for _, name := range slices.Sorted(maps.Keys(toolschema.Builtin())) {
+		tool, ok := toolschema.Describe(name)
+		if !ok {
+			t.Fatalf("%s: not described", name)
 		}
 		var fields []string
-		for _, f := range slices.Sorted(maps.Keys(s.Properties)) {
-			p := s.Properties[f]
-			types := fmt.Sprint(p.Type)
-			if list, ok := p.Type.([]any); ok {
-				var words []string
-				for _, w := range list {
-					words = append(words, fmt.Sprint(w))
-				}
-				types = strings.Join(words, " or ")
-			}
+		for _, f := range tool.Fields {
 			req := "optional"
-			if slices.Contains(s.Required, f) {
+			if f.Required {
 				req = "required"
 			}
-			fields = append(fields, fmt.Sprintf("`%s` (%s, %s): %s", f, types, req, p.Description))
+			fields = append(fields, fmt.Sprintf("`%s` (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, f.Description))
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, strings.Join(fields, "<br>"), s.Description)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, strings.Join(fields, "<br>"), tool.Description)
 	}
 	return b.String()
 }

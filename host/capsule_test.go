@@ -92,11 +92,19 @@ func TestRunCapsulePlan(t *testing.T) {
 	// A step its manifest does not grant: the plan is refused, and the
 	// child session records that it failed.
 	r = runTestCapsule(t, t.Context(), manifest, "x", "plan.json", `{"id": "inner", "steps": [{"id": "w", "tool": "write-file", "input": {"path": "x", "content": "y"}}]}`)
-	if r.code != session.ExitRefused || len(r.status) != 2 || !strings.HasPrefix(r.status[1], `{"outcome":"failed","reason":"its entrypoint plan plan.json is refused: 1:47: tool \"write-file\" is not in the capsule's inventory`) {
+	if r.code != session.ExitRefused || len(r.status) != 2 || !strings.HasPrefix(r.status[1], `{"outcome":"failed","reason":"its entrypoint plan plan.json is refused: 1:47: tool \"write-file\" is not among the tools of `) {
 		t.Errorf("refused plan: exit %d, status %+v", r.code, r.status)
 	}
 	if diff := cmp.Diff([]string{"session_start", "session_end:failed"}, r.events(t)); diff != "" {
 		t.Errorf("refused plan's trace (-want +got):\n%s", diff)
+	}
+	if len(r.status) == 2 && !strings.Contains(r.status[1], `/local/w/capsule.json, which has \"notes\", \"read-file\"; add \"write-file\" to tools.builtin [unknown-tool]`) {
+		t.Errorf("the refusal does not end with its fix, naming the manifest: %s", r.status[1])
+	}
+	// A built-in tool's input is held to its schema, as planc run holds it.
+	r = runTestCapsule(t, t.Context(), manifest, "x", "plan.json", `{"id": "inner", "steps": [{"id": "n", "tool": "notes", "input": {"text": "x"}}]}`)
+	if r.code != session.ExitRefused || len(r.status) != 2 || !strings.Contains(r.status[1], "[tool-input]") {
+		t.Errorf("a wrong input: exit %d, status %+v", r.code, r.status)
 	}
 }
 

@@ -114,8 +114,12 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 // the MCP servers in the scope and runs what it reads back, keeps every
 // step's output and the report (S24), and closes everything. With
 // Config.Resume it redrives a plan instead (redrive.go). Cancelling ctx
-// cancels the plan (S22). A *RefusedError means nothing ran (exit 2); any
-// other error is a failure of the runtime itself.
+// cancels the plan (S22). A *RefusedError means nothing ran (exit 2) and,
+// but for a sub-capsule's run, nothing was left: what Run made for the
+// plan before it was refused (the session directory, or the plan file in
+// a session it reused) is removed, and no trace line is written; a
+// refused redrive leaves its session as it was. Any other error is a
+// failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	m := cfg.Manifest
 	if m == nil {
@@ -146,17 +150,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r.needScope = needsScope(r.checked.AST()) || len(m.Tools.MCP) > 0
 	if r.needScope {
 		if err := cfg.probeScope(); err != nil {
-			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
+			return nil, &RefusedError{Code: CodeNoScope, Msg: scopeRefusal(err)}
 		}
 	}
 
 	info := session.NewInfo(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
-	switch {
-	case sess != nil:
-	case cfg.SessionDir != "":
-		sess, err = session.Open(cfg.SessionDir, info)
-	default:
-		sess, err = session.Create(filepath.Join(workDir, session.DefaultSessionsDir), info)
+	var undo func(*session.PlanFile)
+	if sess != nil {
+		undo = func(*session.PlanFile) {} // a redrive's session and plan file are the first run's
+	} else {
+		sess, undo, err = openSession(workDir, cfg.SessionDir, info)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
@@ -166,12 +169,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
-	tr.SessionStart(m.Name, m.Version, cfg.SpawnedBy, cfg.DelegationID)
 
+	r.tr = tr
+	// A sub-capsule's session is its delegation's record, made for it by
+	// its parent: it says who ran, even when the plan is refused
+	// (capsule.RunChild), so it begins at once and is never undone.
+	if cfg.DelegationID != "" {
+		r.begin()
+	}
 	var parent *capsule.ParentWatch // a sub-capsule's lifeline
 	ctx, r.abort, parent = capsule.WatchParent(ctx, cfg.ParentEnded, cfg.Abort, tr)
-	res, err := r.plan(ctx, &session.Task{Session: sess, Trace: tr, WorkDir: workDir})
+	task := &session.Task{Session: sess, Trace: tr, WorkDir: workDir}
+	res, err := r.plan(ctx, task)
 	parentEnded := parent.Close()
+	if _, ok := errors.AsType[*RefusedError](err); ok && !r.begun {
+		tr.Close()
+		undo(task.Plan)
+		return nil, err
+	}
+	r.begin() // a runtime failure before the plan began: still say so
 	status := session.ExitFailed
 	if res != nil {
 		res.Session = sess
@@ -196,6 +212,8 @@ type run struct {
 	redrive     *redrive      // nil for a first run
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
+	tr          *session.Trace
+	begun       bool // session_start is written (begin)
 }
 
 // plan writes the plan file (or takes the redriven one), opens the
@@ -253,7 +271,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		}
 		sc, err := r.cfg.openScope(scopeName(task, opts.Redrive))
 		if err != nil {
-			return nil, &RefusedError{Code: CodeNoScope, Msg: shell.ScopeRefusal(err)}
+			return nil, &RefusedError{Code: CodeNoScope, Msg: scopeRefusal(err)}
 		}
 		h.scope = sc
 		// Asking starts the shim once: only for a plan with steps to
@@ -273,6 +291,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		return nil, err
 	}
 
+	r.begin()
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	if h.scope != nil && r.abort != nil {

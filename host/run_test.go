@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/capsule"
@@ -113,7 +115,7 @@ func TestRunRefusals(t *testing.T) {
 	sh := manifest(t, shellManifest)
 	shellPlan := checked(t, sh, `{"id": "p", "steps": [{"id": "a", "shell": "echo hi"}]}`)
 	err := run(Config{Manifest: sh, Plan: shellPlan, probe: func() error { return errors.New("injected") }})
-	if !errors.As(err, &re) || re.Code != CodeNoScope || err.Error() != "E-RUN-012: no delegated cgroup v2 scope: injected" {
+	if !errors.As(err, &re) || re.Code != CodeNoScope || err.Error() != "E-RUN-012: no delegated cgroup v2 scope: injected; "+ScopeFix {
 		t.Errorf("no scope: %v", err)
 	}
 	capsulePlan := checked(t, nil, `{"id": "p", "steps": [{"id": "w", "capsule": "worker", "input": "x"}]}`)
@@ -124,18 +126,39 @@ func TestRunRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, session.RuntimeDir)); err == nil {
 		t.Error("a refused plan made a session")
 	}
-	// The scope fails only once the plan is written: refused, and the
-	// session records it.
-	sess := filepath.Join(dir, "s")
-	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess,
-		probe: func() error { return nil },
-		open:  func(string) (shellScope, error) { return nil, errors.New("gone") }})
+	// The scope fails only once the plan is written: refused, and what
+	// was made for the plan is removed again: the --session directory
+	// that did not exist, with its parent.
+	sess := filepath.Join(dir, "new", "s")
+	lost := func(string) (shellScope, error) { return nil, errors.New("gone") }
+	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost after the probe: %v", err)
 	}
-	lines := traceEvents(t, filepath.Join(sess, session.TraceFile))
-	if got := strings.Join(lines, " "); got != "session_start session_end:failed" {
-		t.Errorf("trace: %s", got)
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("the refused plan left its session directory (%v)", err)
+	}
+	// In a session that holds a plan already, the refused plan's file goes
+	// (its number is the next plan's) and the trace is as it was.
+	toolPlan := checked(t, nil, `{"id": "t", "steps": [{"id": "n", "tool": "notes", "input": {"body": "x"}}]}`)
+	sess = filepath.Join(dir, "kept")
+	if err := run(Config{Plan: toolPlan, SessionDir: sess}); err != nil {
+		t.Fatal(err)
+	}
+	before := traceEvents(t, filepath.Join(sess, session.TraceFile))
+	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
+	if !errors.As(err, &re) || re.Code != CodeNoScope {
+		t.Errorf("scope lost in a kept session: %v", err)
+	}
+	if d := cmp.Diff(before, traceEvents(t, filepath.Join(sess, session.TraceFile))); d != "" {
+		t.Errorf("the refused plan wrote to the trace (-before +after):\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(sess, session.PlansDir, "plan-2.json")); !os.IsNotExist(err) {
+		t.Errorf("the refused plan's file is left (%v)", err)
+	}
+	res, err := Run(context.Background(), Config{WorkDir: dir, Plan: toolPlan, SessionDir: sess})
+	if err != nil || res.Plan.N != 2 {
+		t.Errorf("the next plan: %v, %+v", err, res)
 	}
 }
 

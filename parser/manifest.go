@@ -16,13 +16,19 @@ const (
 	CodeManifestBadValue     = "manifest-bad-value"
 )
 
-// ParseManifest parses a capsule manifest (docs/manifest.md) strictly: an
-// unknown field at any level, a wrong JSON type, a missing required field and a
-// bad value are all errors, every one reported (sorted by position), with a
-// did-you-mean suggestion where one is close. A null field is the same as an
-// absent one, as in plans (S3). The manifest is nil only when the document is
-// not JSON or its root is not an object; otherwise it holds every value that
-// was accepted.
+// CommentField is the member that any object of a manifest with fixed
+// fields (the root, capabilities and its sections, tools, an MCP server, a
+// hook, the entrypoint) may hold for people to read, as JSON Schema's
+// "$comment": a string, which planc ignores. JSON has no comments; planc
+// init writes its explanations this way.
+const CommentField = "$comment"
+
+// ParseManifest parses a capsule manifest (docs/manifest.md) strictly: an unknown field at any level, a wrong JSON
+// type, a missing required field and a bad value are all errors, every one
+// reported (sorted by position), with a did-you-mean suggestion where one is
+// close. A null field is the same as an absent one, as in plans (S3). The
+// manifest is nil only when the document is not JSON or its root is not an
+// object; otherwise it holds every value that was accepted.
 func ParseManifest(src []byte, lim Limits) (*ast.Manifest, []ast.Diagnostic) {
 	s := newScanner(src, lim)
 	root := s.document()
@@ -219,6 +225,18 @@ func (p *manifestParser) fields(obj *ast.Value, path string, known []string) map
 		where, what = "the manifest", "a manifest"
 	}
 	for _, m := range obj.Members {
+		if m.Key == CommentField {
+			if m.Value.Kind != ast.Null {
+				where := path
+				if path == "" {
+					where = CommentField
+				} else {
+					where += "." + CommentField
+				}
+				p.want(m.Value, ast.String, where, "a string", "write the comment as one string")
+			}
+			continue
+		}
 		if slices.Contains(known, m.Key) {
 			if m.Value.Kind != ast.Null {
 				f[m.Key] = m

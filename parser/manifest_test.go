@@ -313,6 +313,9 @@ var refusalCases = []struct {
 	{"unknown field no suggestion", `{"name": "local/a", "capabilities": {"plan": {"zzz": 1}}}`, []string{"1:47 manifest-unknown-field: unknown field \"zzz\" in capabilities.plan; capabilities.plan has only \"submit\""}},
 	{"misplaced at root", `{"name": "local/a", "shell": {"allow": []}}`, []string{"1:21 manifest-unknown-field: unknown field \"shell\" in the manifest; it belongs in capabilities, move it there"}},
 	{"misplaced in capabilities", `{"name": "local/a", "capabilities": {"timeout": "1m"}}`, []string{"1:38 manifest-unknown-field: unknown field \"timeout\" in capabilities; it belongs in capabilities.shell, move it there"}},
+	{"comment not a string", `{"name": "local/a", "$comment": ["x"]}`, []string{"1:33 manifest-wrong-type: $comment must be a string, not a list; write the comment as one string"}},
+	{"comment in shell not a string", `{"name": "local/a", "capabilities": {"shell": {"$comment": 1}}}`, []string{"1:60 manifest-wrong-type: capabilities.shell.$comment must be a string, not a number; write the comment as one string"}},
+	{"comment in mcp is a server", `{"name": "local/a", "tools": {"mcp": {"$comment": "x"}}}`, []string{"1:51 manifest-wrong-type: tools.mcp[\"$comment\"] must be an object, not a string; write \"$comment\": {\"command\": [\"<binary>\", \"<argument>\"]}"}},
 	{"missing name", `{"version": "1.0.0"}`, []string{"1:1 manifest-missing-field: the manifest has no \"name\"; add \"name\": \"local/<capsule>\""}},
 	{"null name", `{"name": null}`, []string{"1:1 manifest-missing-field: the manifest has no \"name\"; add \"name\": \"local/<capsule>\""}},
 	{"name wrong type", `{"name": 7}`, []string{"1:10 manifest-wrong-type: name must be a string, not a number; write \"name\": \"local/<capsule>\""}},
@@ -409,5 +412,35 @@ func TestParseManifestRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseManifestComments: a "$comment" string in every object with
+// fixed fields is ignored, so the manifest reads as the same one without
+// them.
+func TestParseManifestComments(t *testing.T) {
+	const commented = `{
+  "$comment": "root",
+  "name": "local/planner",
+  "version": "0.1.0",
+  "capabilities": {
+    "$comment": "capabilities",
+    "plan":       {"$comment": "plan", "submit": true},
+    "shell":      {"$comment": "shell", "allow": ["bash", "go", "cargo"], "timeout": "10m"},
+    "spawn":      {"$comment": null, "allow": ["local/worker"]},
+    "filesystem": {"$comment": "filesystem", "read_only": ["src", "go.mod"]}
+  },
+  "tools":  {"$comment": "tools", "builtin": ["repo-files", "notes", "read-file", "write-file"],
+             "mcp": {"fs": {"$comment": "a server", "command": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "."]}}},
+  "hooks":  [{"$comment": "a hook", "on": "on-shell", "match": "rm *", "commit_policy": "deny"}],
+  "entrypoint": {"$comment": "entrypoint", "plan": "worker-plan.json"}
+}`
+	got, ds := ParseManifest([]byte(commented), DefaultLimits())
+	if len(ds) != 0 {
+		t.Fatalf("diagnostics: %v", ds)
+	}
+	want, _ := ParseManifest([]byte(fullManifest), DefaultLimits())
+	if d := cmp.Diff(want, got, ignoreSpans); d != "" {
+		t.Errorf("manifest with comments (-without +with):\n%s", d)
 	}
 }

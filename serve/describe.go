@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // planSchema is docs/schema/plan.schema.json, byte for byte (a test holds
@@ -91,7 +92,7 @@ References: a string that is wholly "$<step id>.output" or "$<step id>.status" (
 Conditions: comparisons of references and quoted literals with == != > < (text comparison), joined by && and ||, e.g. "$test.status == 'failed' || $lint.output != ''"; a false condition settles the step skipped.
 Failure: on_error fail (the default) stops the plan, undispatched steps never run; skip settles the step skipped and goes on; continue settles it failed and goes on. retries are extra attempts before on_error applies.
 Steps run as soon as their dependencies settle: shell and capsule steps at once, tool steps one at a time. A shell line is split into words without a shell (quote a pipeline: sh -c 'a | b'); its first word must be an allowed binary.
-Refused before anything runs: a duplicate step id; none or several of tool/shell/capsule; a tool not offered; submit-plan as a tool; a shell binary not allowed; a capsule input that is not a string or {"objective": ...}; depends_on or a reference naming an undeclared step; a reference field other than output/status; an unknown on_error; a dependency cycle.`
+Refused before anything runs: a duplicate step id; none or several of tool/shell/capsule; a tool not offered; a tool input its input schema refuses; submit-plan as a tool; a shell binary not allowed; a capsule input that is not a string or {"objective": ...}; depends_on or a reference naming an undeclared step; a reference field other than output/status; an unknown on_error; a dependency cycle.`
 
 // describeSubmit is submit-plan's description: what it does, the plan
 // format, and what this capsule offers a plan.
@@ -109,13 +110,25 @@ func describeCheck(m *ast.Manifest) string {
 ` + offers(m)
 }
 
-// builtinInputs gives the input of each built-in tool (host's Builtins),
-// for the descriptions.
-var builtinInputs = map[string]string{
-	"repo-files": `{"glob": "src/**/*.go"} lists the files matching a glob`,
-	"notes":      `{"body": "<text>"} appends a note to the session's notes.md`,
-	"read-file":  `{"path": "<path>"} returns a file's text`,
-	"write-file": `{"path": "<path>", "content": "<text>"} writes a file`,
+// builtinInput describes the input of the built-in tool name from its
+// schema (host/toolschema), the one the tool itself and check's
+// tool-input rule hold it to; "" for a name that is no built-in tool.
+func builtinInput(name string) string {
+	tool, ok := toolschema.Describe(name)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(tool.Description)
+	b.WriteString(" Its input is an object with these members and no other:")
+	for _, f := range tool.Fields {
+		req := "optional"
+		if f.Required {
+			req = "required"
+		}
+		fmt.Fprintf(&b, "\n  - %q (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, f.Description)
+	}
+	return b.String()
 }
 
 // offers says what the capsule's manifest lets a plan reach: its tools,
@@ -125,8 +138,8 @@ func offers(m *ast.Manifest) string {
 	b.WriteString("This capsule offers:")
 	tools := slices.Sorted(slices.Values(ast.Names(m.Tools.Builtin)))
 	for _, t := range slices.Compact(tools) {
-		if in, ok := builtinInputs[t]; ok {
-			fmt.Fprintf(&b, "\n- tool %s: input %s", t, in)
+		if in := builtinInput(t); in != "" {
+			fmt.Fprintf(&b, "\n- tool %s: %s", t, in)
 		} else {
 			fmt.Fprintf(&b, "\n- tool %s", t)
 		}
@@ -136,7 +149,7 @@ func offers(m *ast.Manifest) string {
 		for _, s := range m.Tools.MCP {
 			names = append(names, s.Name)
 		}
-		fmt.Fprintf(&b, "\n- the tools of the MCP servers %s (their own names and inputs)", ast.QuoteList(names, ""))
+		fmt.Fprintf(&b, "\n- the tools of the MCP servers %s (their own names and inputs; check-plan holds a plan to them)", ast.QuoteList(names, ""))
 	}
 	if len(tools) == 0 && len(m.Tools.MCP) == 0 {
 		b.WriteString("\n- no tools")

@@ -31,10 +31,13 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,18 +48,20 @@ import (
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/host/toolschema"
 )
 
 // Config is what every plan of a Server runs with: the fields of
 // host.Config that `planc run` takes from its flags.
 type Config struct {
 	// Manifest is the capsule manifest, nil for host.DefaultManifest.
-	// ManifestDir is the directory its relative paths start from.
-	Manifest    *ast.Manifest
-	ManifestDir string
-	// ManifestPath is the file the manifest was read from, "" for none:
-	// protected from the plans' steps (host.Config.ManifestPath).
+	// ManifestPath is the path it was read from ("" for none): the fixes
+	// of capability refusals name it, and it is protected from the plans'
+	// steps (host.Config.ManifestPath). ManifestDir is the directory its
+	// relative paths start from.
+	Manifest     *ast.Manifest
 	ManifestPath string
+	ManifestDir  string
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -95,7 +100,7 @@ type Server struct {
 	submitErr error // why there is no submit-plan; nil when there is
 
 	mu       sync.Mutex
-	mcpTools []string // the MCP servers' tools, once listed for check-plan
+	mcpTools map[string]json.RawMessage // the MCP servers' tools and input schemas, once listed for check-plan
 	listed   bool
 }
 
@@ -105,7 +110,7 @@ func New(cfg Config) *Server {
 	if m == nil {
 		m = host.DefaultManifest()
 	}
-	return &Server{cfg: cfg, m: m, submitErr: host.Admit(m)}
+	return &Server{cfg: cfg, m: m, submitErr: host.AdmitFrom(m, cfg.ManifestPath)}
 }
 
 // SubmitRefusal says why the server offers no submit-plan tool: the
@@ -184,6 +189,12 @@ type conn struct {
 	mu         sync.Mutex
 	sessionDir string // "" until the first plan runs (without --session)
 	lastPlan   int    // the number of the last plan the connection ran, 0 for none
+	// unmake removes the session this connection made, while no plan of
+	// it has begun (began) and none is between session and settle
+	// (pending): a refused plan creates nothing.
+	unmake     func()
+	began      bool
+	pending    int
 }
 
 // ranPlan records that the connection ran (or resumed) plan n: resume-plan
@@ -195,23 +206,40 @@ func (c *conn) ranPlan(n int) {
 }
 
 // session returns the connection's session directory, making the session
-// for its first plan.
+// for its first plan; every call is followed by one settle.
 func (c *conn) session() (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sessionDir != "" {
-		return c.sessionDir, nil
+	if c.sessionDir == "" {
+		work, err := workDir(c.s.cfg.WorkDir)
+		if err != nil {
+			return "", err
+		}
+		sess, unmake, err := host.CreateSession(work, session.NewInfo(c.s.m.Name, c.s.m.Version, "", ""))
+		if err != nil {
+			return "", err
+		}
+		c.sessionDir, c.unmake, c.began = sess.Dir, unmake, false
 	}
-	work, err := workDir(c.s.cfg.WorkDir)
-	if err != nil {
-		return "", err
-	}
-	sess, err := session.Create(filepath.Join(work, session.DefaultSessionsDir), session.NewInfo(c.s.m.Name, c.s.m.Version, "", ""))
-	if err != nil {
-		return "", err
-	}
-	c.sessionDir = sess.Dir
+	c.pending++
 	return c.sessionDir, nil
+}
+
+// settle records how a plan that session gave a directory ended: refused
+// (host.Run made nothing for it), or begun. When the last plan of a
+// session this connection made is refused and none began, the session is
+// removed, and the next plan makes a new one.
+func (c *conn) settle(refused bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pending--
+	if !refused {
+		c.began = true
+	}
+	if !c.began && c.pending == 0 && c.unmake != nil {
+		c.unmake()
+		c.sessionDir, c.unmake = "", nil
+	}
 }
 
 // planContext is the context a plan runs under: cancelled by the
@@ -241,11 +269,20 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 	}
 }
 
-// capabilities is what check-plan checks with: the manifest's, and the
-// tools of its MCP servers, listed once (as `planc check --capsule` does)
-// and kept.
+// baseCaps is what every plan is checked with before the manifest's MCP
+// servers have listed their tools: the manifest's capabilities, the
+// built-in tools' input schemas, and the manifest's name for the fixes.
+func (s *Server) baseCaps() *check.Capabilities {
+	caps := check.CapabilitiesOf(s.m).WithSchemas(toolschema.Builtin())
+	caps.Manifest, caps.Embedded = s.cfg.ManifestPath, s.cfg.Manifest == nil
+	return caps
+}
+
+// capabilities is what check-plan checks with, as `planc check` does:
+// baseCaps, and the tools of the manifest's MCP servers with their input
+// schemas, listed once and kept.
 func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) {
-	caps := check.CapabilitiesOf(s.m)
+	caps := s.baseCaps()
 	if len(s.m.Tools.MCP) == 0 {
 		return caps, nil
 	}
@@ -260,13 +297,13 @@ func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) 
 		if dir == "" {
 			dir = work
 		}
-		names, err := tools.ListMCPTools(ctx, s.m, work, dir, tools.MCPStartTimeout)
+		inputs, err := tools.ListMCPToolInputs(ctx, s.m, work, dir, tools.MCPStartTimeout)
 		if err != nil {
 			return nil, err
 		}
-		s.mcpTools, s.listed = names, true
+		s.mcpTools, s.listed = inputs, true
 	}
-	return caps.WithTools(s.mcpTools...), nil
+	return caps.WithTools(slices.Sorted(maps.Keys(s.mcpTools))...).WithSchemas(s.mcpTools), nil
 }
 
 // workDir returns dir made absolute, "" being the current directory.

@@ -48,8 +48,10 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	c.plans.Add(1)
 	defer c.plans.Done()
 	src := planText(arguments(req))
-	// Checked here first, so that a refused plan makes no session.
-	plan, found := check.Load(src, check.CapabilitiesOf(c.s.m))
+	// Checked here first, so that a refused plan makes no session; the
+	// MCP servers' tools are checked once they start (host.Run), and a
+	// plan refused then leaves nothing either (settle).
+	plan, found := check.Load(src, c.s.baseCaps())
 	if plan == nil {
 		return refusedResult(planDiags(src, found)), nil
 	}
@@ -59,6 +61,7 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	res, err := c.run(ctx, req, c.hostConfig(plan, dir))
 	var re *host.RefusedError
+	c.settle(errors.As(err, &re))
 	switch {
 	case errors.As(err, &re) && len(re.Diagnostics) > 0:
 		return refusedResult(planDiags(re.Source, re.Diagnostics)), nil

@@ -72,7 +72,7 @@ func Example() {
 	// 1 and 2. Parse and check, with the capabilities the runtime grants
 	// (nil would turn the capability rules off): a nil plan is refused.
 	// Warnings do not refuse a plan.
-	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}}
+	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}, Manifest: "capsule.json"}
 	plan, diags := check.Load(src, caps)
 	for _, d := range diags {
 		fmt.Println(d.OneLine("hello.json"))
@@ -141,15 +141,15 @@ func Example_refused() {
   {"id": "who", "tool": "whoam"},
   {"id": "ls", "shell": "ls -l"}
 ]}`)
-	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}}
+	caps := &check.Capabilities{Tools: []string{"greet", "whoami"}, Manifest: "capsule.json"}
 	plan, diags := check.Load(src, caps)
 	for _, d := range diags {
 		fmt.Println(d.OneLine("hello.json"))
 	}
 	fmt.Println("refused:", plan == nil)
 	// Output:
-	// hello.json:2:25: error: tool "whoam" is not in the capsule's inventory; did you mean "whoami"? [unknown-tool]
-	// hello.json:3:25: error: "ls" is not in capabilities.shell.allow [shell-not-allowed]
+	// hello.json:2:25: error: tool "whoam" is not among the tools of capsule.json (did you mean "whoami"?); add an MCP server offering "whoam" to tools.mcp [unknown-tool]
+	// hello.json:3:25: error: "ls" is not in capabilities.shell.allow of capsule.json; add "ls" to capabilities.shell.allow [shell-not-allowed]
 	// refused: true
 }
 

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/parser"
 )
 
@@ -30,24 +33,37 @@ const (
 	badManifest = `{"name": "local/planner", "capabilites": {}}`
 )
 
-// testCaps is what manifest grants, as check sees it.
-func testCaps(t *testing.T) *check.Capabilities {
+// testCaps is what manifest grants, as check sees it when it was read
+// from capsule.json.
+func testCaps(t *testing.T) *check.Capabilities { return testCapsAt(t, "capsule.json") }
+
+// testCapsAt is what manifest grants, as check sees it when it was read
+// from path (whose name the fixes give).
+func testCapsAt(t *testing.T, path string) *check.Capabilities {
 	t.Helper()
 	m, ds := parser.ParseManifest([]byte(manifest), parser.DefaultLimits())
 	if m == nil || len(ds) > 0 {
 		t.Fatalf("the test manifest is refused: %v", ds)
 	}
-	return check.CapabilitiesOf(m)
+	caps := check.CapabilitiesOf(m)
+	caps.Manifest = path
+	return caps
 }
 
-func TestCheckCapsule(t *testing.T) {
-	inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan})
-	caps := testCaps(t)
+// cargoWant is what planc check prints for cargoPlan, the manifest read
+// from path; an empty path is the embedded default capsule.
+func cargoWant(t *testing.T, path string) result {
+	t.Helper()
+	caps := testCapsAt(t, path)
+	if path == "" {
+		caps = check.CapabilitiesOf(host.DefaultManifest())
+		caps.Embedded = true
+	}
 	_, ds := check.Load([]byte(cargoPlan), caps)
 	if len(ds) != 2 || ds[0].Code != "shell-not-allowed" || ds[1].Code != "shell-not-allowed" {
 		t.Fatalf("want two shell-not-allowed diagnostics, got %v", ds)
 	}
-	want := result{
+	return result{
 		Stdout: block("plan.json", "3:28", "error", ds[0].Message, "shell-not-allowed",
 			`  {"id": "check", "shell": "cargo test --quiet", "depends_on": ["list"]},`,
 			strings.Repeat(" ", 27)+"^"+strings.Repeat("~", 19)) +
@@ -55,6 +71,17 @@ func TestCheckCapsule(t *testing.T) {
 				`  {"id": "vet", "shell": "gp vet ./...", "depends_on": ["list"]}`,
 				strings.Repeat(" ", 25)+"^"+strings.Repeat("~", 13)),
 		Code: 1,
+	}
+}
+
+// TestCheckCapsule: check runs the capability rules against --capsule,
+// else the .planc/capsule.json it finds, else the embedded default
+// capsule, and each refusal's fix names that manifest.
+func TestCheckCapsule(t *testing.T) {
+	dir := inTempDir(t, map[string]string{"capsule.json": manifest, "plan.json": cargoPlan})
+	want := cargoWant(t, "capsule.json")
+	if !strings.Contains(want.Stdout, `"cargo" is not in capabilities.shell.allow of capsule.json; add "cargo" to capabilities.shell.allow`) {
+		t.Errorf("the fix does not name the manifest:\n%s", want.Stdout)
 	}
 	for _, args := range [][]string{
 		{"check", "--capsule", "capsule.json", "plan.json"},
@@ -67,13 +94,31 @@ func TestCheckCapsule(t *testing.T) {
 	}
 	// The manifest may come from standard input.
 	got := run(t, manifest, "check", "--capsule", "-", "plan.json")
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(cargoWant(t, "the manifest on standard input"), got); diff != "" {
 		t.Errorf("planc check --capsule - plan.json (-want +got):\n%s", diff)
 	}
-	// Without the manifest the capability rules are off, and stderr says so.
+	// Without one, the embedded default capsule: no shell binaries at all.
 	got = run(t, "", "check", "plan.json")
-	if diff := cmp.Diff(result{Stderr: capsNote + "\n"}, got); diff != "" {
+	if diff := cmp.Diff(cargoWant(t, ""), got); diff != "" {
 		t.Errorf("planc check plan.json (-want +got):\n%s", diff)
+	}
+	// With .planc/capsule.json here or in a parent, that one, named by
+	// its path from the current directory.
+	writeFile(t, filepath.Join(dir, ".planc", "capsule.json"), manifest)
+	got = run(t, "", "check", "plan.json")
+	if diff := cmp.Diff(cargoWant(t, filepath.Join(".planc", "capsule.json")), got); diff != "" {
+		t.Errorf("planc check plan.json, .planc/capsule.json here (-want +got):\n%s", diff)
+	}
+	writeFile(t, filepath.Join(dir, "sub", "deeper", "plan.json"), cargoPlan)
+	t.Chdir(filepath.Join(dir, "sub", "deeper"))
+	got = run(t, "", "check", "plan.json")
+	if diff := cmp.Diff(cargoWant(t, filepath.Join("..", "..", ".planc", "capsule.json")), got); diff != "" {
+		t.Errorf("planc check plan.json, .planc/capsule.json two levels up (-want +got):\n%s", diff)
+	}
+	// --capsule wins over the one found.
+	got = run(t, "", "check", "--capsule", "../../capsule.json", "plan.json")
+	if diff := cmp.Diff(cargoWant(t, "../../capsule.json"), got); diff != "" {
+		t.Errorf("planc check --capsule ../../capsule.json (-want +got):\n%s", diff)
 	}
 }
 
@@ -102,5 +147,16 @@ func TestCheckCapsuleRefused(t *testing.T) {
 	want = result{Stderr: "planc check: capsule manifest: open nope.json: no such file or directory\n", Code: 2}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("planc check --capsule nope.json plan.json (-want +got):\n%s", diff)
+	}
+}
+
+// writeFile writes body to path, making its directories.
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

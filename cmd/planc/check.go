@@ -1,28 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"os"
-	"os/signal"
-	"path/filepath"
-	"slices"
-	"strings"
-	"syscall"
 
-	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
-	"github.com/planc/planc/host/tools"
 )
 
 // checkCommand is planc check (docs/cli.md).
 var checkCommand = &command{
 	name:    "check",
 	summary: "check plans: every refusal and warning, with positions and fixes",
-	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] PLAN...
+	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--verbose] PLAN...
 
 Checks each PLAN (a path, or - for standard input) against every refusal
 and every warning (docs/plans.md says what is refused; planc's decisions
@@ -30,15 +18,22 @@ are numbered in docs/semantics.md), and prints the diagnostics of all of
 them sorted by file, line and column. Lines and columns are 1-based; a
 column counts bytes. The README's table lists every code.
 
+The capability rules (tool inventory, tool inputs, shell allow list, spawn
+allow list) run against the capsule planc run would use: --capsule FILE,
+else .planc/capsule.json in the current directory or the nearest parent
+that has one, else the embedded default capsule (planc init makes
+.planc/capsule.json). So check reports an error exactly when planc run
+would refuse the plan. The capsule's MCP servers are started to list
+their tools and input schemas, and ended; one that does not start within
+10s is an error.
+
 flags:
-  --capsule FILE   the capsule manifest; turns on the capability rules
-                   (tool inventory, tool inputs, shell allow list, spawn
-                   allow list). Its MCP servers are started to list their
-                   tools and input schemas, and ended; one that does not
-                   start within 10s is an error
+  --capsule FILE   the capsule manifest (default: .planc/capsule.json from
+                   the current directory upward, else the embedded one)
   --format FORMAT  text (the default: a line, the source line and a caret
                    under the span), json (one array) or sarif (SARIF 2.1.0)
   --werror         treat warnings as errors
+  --verbose        say on standard error which capsule is used
 
 exit status: 0 no errors, 1 at least one error (or warning, with
 --werror), 2 usage error, unreadable file, refused capsule manifest, or an
@@ -47,16 +42,14 @@ MCP server of the manifest that did not start
 	run: runCheck,
 }
 
-// capsNote is the line on standard error when no --capsule is given.
-const capsNote = "planc check: note: the capability rules (tool inventory, tool inputs, shell allow list, spawn allow list) were not run; pass --capsule FILE to run them"
-
 // runCheck implements planc check.
 func runCheck(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
-	capsule := fs.String("capsule", "", "")
+	capsuleFlag := fs.String("capsule", "", "")
 	format := &choiceFlag{value: "text", choices: []string{"text", "json", "sarif"}}
 	fs.Var(format, "format", "")
 	werror := fs.Bool("werror", false, "")
+	verbose := fs.Bool("verbose", false, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	if !ok {
 		return status
@@ -65,7 +58,7 @@ func runCheck(e *env, c *command, args []string) int {
 		return e.usageError(c, "no plan given; name plan files, or - for standard input")
 	}
 	stdins := 0
-	for _, p := range append([]string{*capsule}, paths...) {
+	for _, p := range append([]string{*capsuleFlag}, paths...) {
 		if p == stdinName {
 			stdins++
 		}
@@ -74,33 +67,24 @@ func runCheck(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	}
 
-	var all []diag.Diagnostic
-	var caps *check.Capabilities
-	if *capsule != "" {
-		m, ds, err := e.loadManifest(*capsule)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc check: capsule manifest: %v\n", err)
-			return exitUsage
+	capsule, err := e.loadCapsule(*capsuleFlag)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc check: capsule manifest: %v\n", err)
+		return exitUsage
+	}
+	if capsule.m == nil {
+		// The manifest is refused: its diagnostics are the output.
+		diag.Sort(capsule.ds)
+		if err := e.writeDiags(format.value, capsule.ds, nil); err != nil {
+			return e.writeFailed(err)
 		}
-		if m == nil {
-			// The manifest is refused: its diagnostics are the output.
-			diag.Sort(ds)
-			if err := e.writeDiags(format.value, ds, nil); err != nil {
-				return e.writeFailed(err)
-			}
-			return exitUsage
-		}
-		caps, all = capsOf(m), ds
-		if len(m.Tools.MCP) > 0 {
-			inputs, err := listMCPTools(m, filepath.Dir(*capsule))
-			if err != nil {
-				for line := range strings.SplitSeq(err.Error(), "\n") {
-					fmt.Fprintf(e.stderr, "planc check: capsule manifest: %s\n", line)
-				}
-				return exitUsage
-			}
-			caps = caps.WithTools(slices.Sorted(maps.Keys(inputs))...).WithSchemas(inputs)
-		}
+		return exitUsage
+	}
+	e.sayCapsule("check", capsule, *verbose)
+	all := capsule.ds
+	caps, err := capsule.withMCP(capsule.caps())
+	if err != nil {
+		return e.mcpFailed("check", err)
 	}
 
 	var failures []string
@@ -117,9 +101,6 @@ func runCheck(e *env, c *command, args []string) int {
 	if err := e.writeDiags(format.value, all, failures); err != nil {
 		return e.writeFailed(err)
 	}
-	if caps == nil {
-		fmt.Fprintln(e.stderr, capsNote)
-	}
 	switch {
 	case len(failures) > 0:
 		return exitUsage
@@ -127,15 +108,6 @@ func runCheck(e *env, c *command, args []string) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// listMCPTools starts m's MCP servers, lists their tools and ends them
-// (tools.ListMCPToolInputs), so that unknown-tool knows them and
-// tool-input their input schemas; SIGINT or SIGTERM ends the servers too.
-func listMCPTools(m *ast.Manifest, manifestDir string) (map[string]json.RawMessage, error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return tools.ListMCPToolInputs(ctx, m, "", manifestDir, tools.MCPStartTimeout)
 }
 
 // writeDiags prints ds on standard output in format (text, json or sarif).

@@ -9,6 +9,8 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/parser"
 )
 
@@ -32,6 +34,14 @@ func diagOf(t *testing.T, src, code string, caps *check.Capabilities) ast.Diagno
 	return found[0]
 }
 
+// defaultCaps is what the embedded default capsule grants, as check sees
+// it when no --capsule is given and no .planc/capsule.json is found.
+func defaultCaps() *check.Capabilities {
+	caps := check.CapabilitiesOf(host.DefaultManifest()).WithSchemas(toolschema.Builtin())
+	caps.Embedded = true
+	return caps
+}
+
 // block is one diagnostic in the text format.
 func block(file, pos, severity, message, code, line, caret string) string {
 	s := fmt.Sprintf("%s:%s: %s: %s [%s]\n", file, pos, severity, message, code)
@@ -46,7 +56,7 @@ const (
 	dupKeyPlan  = `{"id": "p", "steps": [], "id": "q"}`
 	syntaxPlan  = `{"id": "p", "steps": [}`
 	warningPlan = `{"id": "w", "steps": [
-  {"id": "check", "shell": "go test ./..."},
+  {"id": "check", "tool": "repo-files", "input": {"glob": "*_test.go"}},
   {"id": "note", "tool": "notes", "input": {"body": "$check.output"}}
 ]}`
 )
@@ -114,10 +124,10 @@ func TestCheckText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inTempDir(t, map[string]string{"plan.json": tt.src})
-			d := diagOf(t, tt.src, tt.code, nil)
+			d := diagOf(t, tt.src, tt.code, defaultCaps())
 			want := result{
 				Stdout: block("plan.json", tt.pos, d.Severity.String(), d.Message, tt.code, tt.line, tt.caret),
-				Stderr: capsNote + "\n",
+				Stderr: "",
 				Code:   tt.wantStatus,
 			}
 			got := run(t, "", "check", "plan.json")
@@ -132,7 +142,7 @@ func TestCheckValidPlan(t *testing.T) {
 	inTempDir(t, map[string]string{"plan.json": validPlan})
 	for _, format := range []string{"text", "json", "sarif"} {
 		got := run(t, "", "check", "--format", format, "--werror", "plan.json")
-		if got.Code != 0 || got.Stderr != capsNote+"\n" {
+		if got.Code != 0 || got.Stderr != "" {
 			t.Errorf("--format %s: status %d, stderr %q; want 0 and the capsule note", format, got.Code, got.Stderr)
 		}
 		if format == "text" && got.Stdout != "" {
@@ -146,7 +156,7 @@ func TestCheckValidPlan(t *testing.T) {
 
 func TestCheckWerror(t *testing.T) {
 	inTempDir(t, map[string]string{"plan.json": warningPlan})
-	d := diagOf(t, warningPlan, "reference-not-dependency", nil)
+	d := diagOf(t, warningPlan, "reference-not-dependency", defaultCaps())
 	if d.Severity != ast.Warning {
 		t.Fatalf("reference-not-dependency is an %s, want a warning", d.Severity)
 	}
@@ -187,7 +197,7 @@ func TestCheckSeveralFilesSorted(t *testing.T) {
 			block("b.json", "1:23", "error", syn.Message, "json-syntax", syntaxPlan, strings.Repeat(" ", 22)+"^") +
 			block("c.json", "1:13", "error", cds[0].Message, "duplicate-key", `{"id": "p", "id": "q",`, strings.Repeat(" ", 12)+"^~~~") +
 			block("c.json", "2:15", "error", cds[1].Message, "duplicate-key", ` "steps": [], "steps": []}`, strings.Repeat(" ", 14)+"^~~~~~~"),
-		Stderr: capsNote + "\n",
+		Stderr: "",
 		Code:   1,
 	}
 	got := run(t, "", "check", "ok.json", "c.json", "b.json", "a.json")
@@ -203,7 +213,7 @@ func TestCheckStdin(t *testing.T) {
 	want := result{
 		Stdout: block("-", "1:26", "error", dup.Message, "duplicate-key", dupKeyPlan, strings.Repeat(" ", 25)+"^~~~") +
 			block("a.json", "1:23", "error", syn.Message, "json-syntax", syntaxPlan, strings.Repeat(" ", 22)+"^"),
-		Stderr: capsNote + "\n",
+		Stderr: "",
 		Code:   1,
 	}
 	got := run(t, dupKeyPlan, "check", "a.json", "-")
@@ -211,7 +221,7 @@ func TestCheckStdin(t *testing.T) {
 		t.Errorf("planc check a.json - (-want +got):\n%s", diff)
 	}
 	got = run(t, validPlan, "check", "-")
-	if diff := cmp.Diff(result{Stderr: capsNote + "\n"}, got); diff != "" {
+	if diff := cmp.Diff(result{}, got); diff != "" {
 		t.Errorf("planc check - (-want +got):\n%s", diff)
 	}
 }
@@ -223,7 +233,7 @@ func TestCheckUnreadable(t *testing.T) {
 	want := result{
 		Stdout: block("a.json", "1:26", "error", dup.Message, "duplicate-key", dupKeyPlan, strings.Repeat(" ", 25)+"^~~~"),
 		Stderr: "planc check: open missing.json: no such file or directory\n" +
-			"planc check: read .: is a directory\n" + capsNote + "\n",
+			"planc check: read .: is a directory\n",
 		Code: 2,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

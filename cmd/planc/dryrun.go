@@ -20,16 +20,12 @@ import (
 const maxTargetPad = 40
 
 // dryRun implements planc run --dry-run once the plan has been validated
-// against the manifest m: it lowers plan, simulates the VM's schedule
-// (graph.Simulate, semantics S17) and prints it with writeSchedule.
-// Nothing runs and no session is written; not even m's MCP servers are
-// started, so the names of their tools go unchecked, which one line on
-// standard error says. The exit status is 0, or 1 when the plan cannot be
-// lowered, which check's acceptance rules out.
-func (e *env) dryRun(plan *check.Plan, m *ast.Manifest, maxParallel int) int {
-	if m != nil && len(m.Tools.MCP) > 0 {
-		fmt.Fprintln(e.stderr, "planc run: --dry-run starts none of the manifest's MCP servers, so their tool names are not checked; planc check --capsule checks them")
-	}
+// against the capsule, its MCP servers' tools included: it lowers plan,
+// simulates the VM's schedule (graph.Simulate, semantics S17) and prints it
+// with writeSchedule. Nothing runs and no session is written. The exit
+// status is 0, or 1 when the plan cannot be lowered, which check's
+// acceptance rules out.
+func (e *env) dryRun(plan *check.Plan, maxParallel int) int {
 	prog, err := ir.Lower(plan)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: internal error: %v\n", err)

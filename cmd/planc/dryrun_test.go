@@ -98,9 +98,10 @@ func TestDryRunWritesNothing(t *testing.T) {
 	noSession(t, dir)
 }
 
-// TestDryRunMCP: a dry run starts no MCP server (its command here does
-// not even exist), schedules a step naming one of its tools, and says on
-// standard error that the tool names went unchecked.
+// TestDryRunMCP: a dry run refuses what planc run refuses, so it starts
+// the manifest's MCP servers to learn their tools, as planc check does: a
+// server that does not start refuses the plan (exit 2), writing nothing.
+// (run_mcp_linux_test.go runs one that starts.)
 func TestDryRunMCP(t *testing.T) {
 	dir := inTempDir(t, map[string]string{
 		"c.json": `{"name": "local/x", "capabilities": {"plan": {"submit": true}},
@@ -108,8 +109,9 @@ func TestDryRunMCP(t *testing.T) {
 		"p.json": `{"id": "p", "steps": [{"id": "r", "tool": "read_text"}, {"id": "n", "tool": "notes", "depends_on": ["r"], "input": {"body": "x"}}]}`,
 	})
 	got := run(t, "", "run", "--dry-run", "--capsule", "c.json", "p.json")
-	if got.Code != 0 || !strings.Contains(got.Stdout, `"r"  tool "read_text"`) || !strings.Contains(got.Stderr, "starts none of the manifest's MCP servers") {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", got.Code, got.Stdout, got.Stderr)
+	want := `planc run: capsule manifest: MCP server "fs" did not start: cannot run "./no-such-server": no such file or directory` + "\n"
+	if got.Code != 2 || got.Stdout != "" || got.Stderr != want {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant 2 and\n%s", got.Code, got.Stdout, got.Stderr, want)
 	}
 	noSession(t, dir)
 }
@@ -150,7 +152,7 @@ func TestDryRunRefused(t *testing.T) {
 // TestDryRunUsage: planc help run documents --dry-run.
 func TestDryRunUsage(t *testing.T) {
 	got := run(t, "", "help", "run")
-	if got.Code != 0 || !strings.Contains(got.Stdout, "[--dry-run] PLAN") || !strings.Contains(got.Stdout, "  --dry-run ") {
+	if got.Code != 0 || !strings.Contains(got.Stdout, "[--dry-run]") || !strings.Contains(got.Stdout, "  --dry-run ") {
 		t.Errorf("planc help run: exit %d\n%s", got.Code, got.Stdout)
 	}
 }

@@ -8,7 +8,7 @@ import (
 var dumpIRCommand = &command{
 	name:    "dump-ir",
 	summary: "print the lowered program of a plan in its stable text form",
-	usage: `usage: planc dump-ir [--capsule FILE] PLAN
+	usage: `usage: planc dump-ir [--capsule FILE] [--verbose] PLAN
 
 Checks PLAN (a path, or - for standard input) as planc check does, lowers
 it, and prints the program: one block per step with its index, id, kind
@@ -17,7 +17,10 @@ instructions, the input template with its reference slots, on_error and
 retries. docs/ir.md describes the format.
 
 flags:
-  --capsule FILE   the capsule manifest; turns on the capability rules
+  --capsule FILE   the capsule manifest (default: .planc/capsule.json from
+                   the current directory upward, else the embedded one);
+                   its MCP servers are started to list their tools
+  --verbose        say on standard error which capsule is used
 
 exit status: 0 printed, 1 the plan is refused (diagnostics on standard
 error, as planc check prints them), 2 usage error or unreadable file
@@ -30,6 +33,7 @@ error, as planc check prints them), 2 usage error or unreadable file
 func runDumpIR(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	capsule := fs.String("capsule", "", "")
+	verbose := fs.Bool("verbose", false, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	if !ok {
 		return status
@@ -37,7 +41,7 @@ func runDumpIR(e *env, c *command, args []string) int {
 	if len(paths) != 1 {
 		return e.usageError(c, "give exactly one plan")
 	}
-	prog, status := e.lowerChecked("dump-ir", *capsule, paths[0])
+	prog, status := e.lowerChecked("dump-ir", *capsule, *verbose, paths[0])
 	if prog == nil {
 		return status
 	}

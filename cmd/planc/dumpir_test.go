@@ -85,7 +85,7 @@ func TestDumpIRUsage(t *testing.T) {
 	if got := run(t, "", "dump-ir", "nope.json"); got.Code != 2 {
 		t.Errorf("unreadable plan: %+v", got)
 	}
-	got := run(t, `{"id": "p", "steps": [{"id": "a", "tool": "notes"}]}`, "dump-ir", "-")
+	got := run(t, `{"id": "p", "steps": [{"id": "a", "tool": "notes", "input": {"body": "x"}}]}`, "dump-ir", "-")
 	if got.Code != 0 || !strings.Contains(got.Stdout, `step 0 "a"`) {
 		t.Errorf("stdin: %+v", got)
 	}

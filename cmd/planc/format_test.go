@@ -66,7 +66,7 @@ func TestCheckJSONUnreadable(t *testing.T) {
 	got := run(t, "", "check", "--format=json", "ok.json", "missing.json")
 	want := result{
 		Stdout: "[]\n",
-		Stderr: "planc check: open missing.json: no such file or directory\n" + capsNote + "\n",
+		Stderr: "planc check: open missing.json: no such file or directory\n",
 		Code:   2,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -11,7 +11,7 @@ import (
 var graphCommand = &command{
 	name:    "graph",
 	summary: "draw a plan's dependency graph for Graphviz dot or Mermaid",
-	usage: `usage: planc graph [--capsule FILE] [--format dot|mermaid] PLAN
+	usage: `usage: planc graph [--capsule FILE] [--format dot|mermaid] [--verbose] PLAN
 
 Checks PLAN (a path, or - for standard input) as planc check does, lowers
 it, and prints its graph: one node per step, labelled with its id, kind and
@@ -26,7 +26,10 @@ every step ran and succeeded, one at a time (semantics S17).
   planc graph plan.json | dot -Tsvg -o plan.svg
 
 flags:
-  --capsule FILE   the capsule manifest; turns on the capability rules
+  --capsule FILE   the capsule manifest (default: .planc/capsule.json from
+                   the current directory upward, else the embedded one);
+                   its MCP servers are started to list their tools
+  --verbose        say on standard error which capsule is used
   --format FORMAT  dot (the default: Graphviz) or mermaid (a flowchart)
 
 exit status: 0 printed, 1 the plan is refused (diagnostics on standard
@@ -40,6 +43,7 @@ error, as planc check prints them), 2 usage error or unreadable file
 func runGraph(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	capsule := fs.String("capsule", "", "")
+	verbose := fs.Bool("verbose", false, "")
 	format := &choiceFlag{value: "dot", choices: []string{"dot", "mermaid"}}
 	fs.Var(format, "format", "")
 	paths, status, ok := e.parseArgs(c, fs, args)
@@ -52,7 +56,7 @@ func runGraph(e *env, c *command, args []string) int {
 	if *capsule == stdinName && paths[0] == stdinName {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	}
-	prog, status := e.lowerChecked("graph", *capsule, paths[0])
+	prog, status := e.lowerChecked("graph", *capsule, *verbose, paths[0])
 	if prog == nil {
 		return status
 	}

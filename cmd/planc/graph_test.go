@@ -41,12 +41,20 @@ func drawing(t *testing.T, src, format string) string {
 // TestGraphAccepted: for every plan check accepts, graph prints the graph
 // package's drawing in each format (dot by default), with nothing on
 // stderr; Graphviz accepts the dot drawing where it is installed.
+//
+// Without --capsule, graph checks with the .planc/capsule.json it finds:
+// the golden capsule, here.
 func TestGraphAccepted(t *testing.T) {
-	capsule := filepath.Join(goldenDir, "check/capsule.json")
-	plans, _ := filepath.Glob(filepath.Join(goldenDir, "check/ok/*.json"))
+	capsule := abs(t, filepath.Join(goldenDir, "check/capsule.json"))
+	plans, _ := filepath.Glob(abs(t, filepath.Join(goldenDir, "check/ok/*.json")))
 	if len(plans) == 0 {
 		t.Fatal("no golden ok plans")
 	}
+	golden, err := os.ReadFile(capsule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inTempDir(t, map[string]string{".planc/capsule.json": string(golden)})
 	dot, _ := exec.LookPath("dot")
 	for _, p := range plans {
 		t.Run(filepath.Base(p), func(t *testing.T) {
@@ -101,9 +109,17 @@ func TestGraphStdinAndCapsule(t *testing.T) {
 	if got.Code != 1 || got.Stdout != "" || !strings.Contains(got.Stderr, "[shell-not-allowed]") {
 		t.Errorf("capability refusal: %+v", got)
 	}
-	// Without --capsule the capability rules do not run: drawn.
-	if got = run(t, "", "graph", "plan.json"); got.Code != 0 || !strings.HasPrefix(got.Stdout, "// plan \"refresh\"") {
+	// Without --capsule, the embedded default capsule, which allows no
+	// shell binary: refused, as planc run would refuse it.
+	const goPlan = `{"id": "p", "steps": [{"id": "b", "shell": "go vet"}]}`
+	got = run(t, goPlan, "graph", "-")
+	if got.Code != 1 || got.Stdout != "" || !strings.Contains(got.Stderr, `"go" is not in capabilities.shell.allow of the embedded default capsule`) {
 		t.Errorf("no capsule: %+v", got)
+	}
+	// With .planc/capsule.json, that one, which allows go: drawn.
+	writeFile(t, filepath.Join(".planc", "capsule.json"), manifest)
+	if got = run(t, goPlan, "graph", "-"); got.Code != 0 || got.Stdout != drawing(t, goPlan, "dot") {
+		t.Errorf(".planc/capsule.json: %+v", got)
 	}
 	if got = run(t, "", "graph", "--capsule", "bad.json", "plan.json"); got.Code != 2 || !strings.Contains(got.Stderr, "capabilites") {
 		t.Errorf("refused manifest: %+v", got)

@@ -9,7 +9,6 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 )
@@ -64,7 +63,7 @@ func tooLarge(limit int, fix string) ast.Diagnostic {
 }
 
 // loadPlan reads the plan at path and runs the front end on it
-// (check.Load) with caps (nil: no capability rules). It returns every
+// (check.Load) with caps. It returns every
 // diagnostic of the parser and the checker, and a non-nil error only when
 // the file cannot be read. plan is nil when the plan is refused.
 func (e *env) loadPlan(path string, caps *check.Capabilities) (*diag.File, *check.Plan, []diag.Diagnostic, error) {
@@ -82,8 +81,8 @@ func (e *env) loadPlan(path string, caps *check.Capabilities) (*diag.File, *chec
 
 // loadManifest reads and parses the capsule manifest at path. m is nil
 // when the manifest has errors (the diagnostics say why); err is non-nil
-// only when the file cannot be read. check.CapabilitiesOf(m) gives what
-// check needs; relative paths in m are relative to path's directory.
+// only when the file cannot be read. Relative paths in m are relative to
+// path's directory.
 func (e *env) loadManifest(path string) (m *ast.Manifest, ds []diag.Diagnostic, err error) {
 	lim := parser.DefaultLimits()
 	f, err := e.readSource(path, lim.MaxBytes)
@@ -100,34 +99,29 @@ func (e *env) loadManifest(path string) (m *ast.Manifest, ds []diag.Diagnostic, 
 	return m, diag.Attach(f, pds), nil
 }
 
-// capsOf is what check needs of manifest m: its capabilities, with the
-// built-in tools' input schemas for the tool-input rule.
-func capsOf(m *ast.Manifest) *check.Capabilities {
-	return check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
-}
-
 // lowerChecked is the front half of the commands that show a plan without
-// running it (dump-ir, graph): read the manifest (when given) and the plan,
-// check the plan with the manifest's capabilities, print every diagnostic
-// on standard error as check prints them, and lower the plan. It returns
-// the program, or nil and the exit status to return: 2 for an unreadable
-// file or a refused manifest, 1 for a refused plan.
-func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
-	var caps *check.Capabilities
-	var all []diag.Diagnostic
-	if capsule != "" {
-		m, ds, ok := e.manifestArg(cmd, capsule)
-		if !ok {
-			return nil, exitUsage
-		}
-		caps, all = capsOf(m), ds
+// running it (dump-ir, graph): load the capsule (--capsule flag, else the
+// one found, else the embedded default) with its MCP servers' tools, read
+// the plan and check it with the capsule's capabilities, print every
+// diagnostic on standard error as check prints them, and lower the plan.
+// It returns the program, or nil and the exit status to return: 2 for an
+// unreadable file, a refused manifest or an MCP server that did not start,
+// 1 for a refused plan.
+func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Program, int) {
+	c, ok := e.capsuleArg(cmd, flag, verbose)
+	if !ok {
+		return nil, exitUsage
+	}
+	caps, err := c.withMCP(c.caps())
+	if err != nil {
+		return nil, e.mcpFailed(cmd, err)
 	}
 	_, plan, ds, err := e.loadPlan(path, caps)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc %s: %v\n", cmd, err)
 		return nil, exitUsage
 	}
-	all = append(all, ds...)
+	all := append(c.ds, ds...)
 	diag.Sort(all)
 	if len(all) > 0 {
 		if err := diag.WriteText(e.stderr, all); err != nil {
@@ -143,21 +137,4 @@ func (e *env) lowerChecked(cmd, capsule, path string) (*ir.Program, int) {
 		return nil, exitFail
 	}
 	return prog, exitOK
-}
-
-// manifestArg loads the capsule manifest named by --capsule for command
-// cmd. A manifest that cannot be read, or is refused (its diagnostics go to
-// standard error as check prints them), gives nil and exit status 2.
-func (e *env) manifestArg(cmd, path string) (*ast.Manifest, []diag.Diagnostic, bool) {
-	m, ds, err := e.loadManifest(path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
-		return nil, nil, false
-	}
-	if m == nil {
-		diag.Sort(ds)
-		_ = diag.WriteText(e.stderr, ds)
-		return nil, nil, false
-	}
-	return m, ds, true
 }

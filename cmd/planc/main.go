@@ -52,6 +52,7 @@ type command struct {
 // commands lists every subcommand in the order planc help shows them.
 func commands() []*command {
 	return []*command{
+		initCommand,
 		checkCommand,
 		dumpIRCommand,
 		runCommand,

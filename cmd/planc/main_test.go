@@ -33,6 +33,9 @@ func inTempDir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +62,7 @@ func TestMainUsage(t *testing.T) {
 		{name: "-h", args: []string{"-h"}, code: 0, stdoutHas: "  check ", stderrNone: true},
 		{name: "--help", args: []string{"--help"}, code: 0, stdoutHas: "  version ", stderrNone: true},
 		{name: "help check", args: []string{"help", "check"}, code: 0,
-			stdoutHas: "usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] PLAN...", stderrNone: true},
+			stdoutHas: "usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--verbose] PLAN...", stderrNone: true},
 		{name: "help unknown", args: []string{"help", "nope"}, code: 2, stderrHas: []string{`planc help: unknown command "nope"`}},
 		{name: "help two", args: []string{"help", "check", "version"}, code: 2, stderrHas: []string{"give at most one command"}},
 		{name: "check -h", args: []string{"check", "-h"}, code: 0, stdoutHas: "usage: planc check", stderrNone: true},
@@ -109,16 +112,31 @@ func TestMainUsage(t *testing.T) {
 	}
 }
 
+// TestVersion: planc version prints its version line, then the capsule
+// the other commands use here: the embedded default, or the
+// .planc/capsule.json found from the current directory upward.
 func TestVersion(t *testing.T) {
+	dir := inTempDir(t, nil)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		got := run(t, "", args...)
-		want := result{Stdout: versionLine(moduleVersion()) + "\n", Code: 0}
+		want := result{Stdout: versionLine(moduleVersion()) + "\ncapsule: the embedded default (there is no .planc/capsule.json in the current directory or a parent; planc init makes one)\n", Code: 0}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("planc %s (-want +got):\n%s", strings.Join(args, " "), diff)
 		}
 		if !strings.HasPrefix(got.Stdout, "planc "+plancVersion+" ") || !strings.Contains(got.Stdout, " "+runtime.Version()+" ") {
 			t.Errorf("planc %s = %q, want the planc and Go versions", strings.Join(args, " "), got.Stdout)
 		}
+	}
+	if got := run(t, "", "init"); got.Code != 0 {
+		t.Fatalf("planc init: %+v", got)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(dir, "sub"))
+	got := run(t, "", "version")
+	if _, line, _ := strings.Cut(got.Stdout, "\n"); line != "capsule: ../.planc/capsule.json (found from the current directory)\n" {
+		t.Errorf("planc version under a project: %q", got.Stdout)
 	}
 }
 

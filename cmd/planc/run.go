@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,16 +26,18 @@ const abortGrace = 3 * time.Second
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
-	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] PLAN
+	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] [--verbose] PLAN
        planc run --resume [SESSION] [--plan N] [--capsule FILE] [flags as above]
 
 Validates PLAN (a path, or - for standard input), writes it into the
 session's runtime directory as plans/plan-<n>.json, reads it back from
 there, runs it, and prints the report as JSON on standard output. When the
-plan does not complete, its summary line goes to standard error. SIGINT or
-SIGTERM cancels the plan; a second one ends it at once. On Linux, a plan
-with shell or capsule steps needs a delegated cgroup v2 scope, and is
-refused with E-RUN-012 without one: docs/running.md says how to get one.
+plan does not complete, its summary line goes to standard error. A refused
+plan creates nothing: no session directory, no plan file, no trace line.
+SIGINT or SIGTERM cancels the plan; a second one ends it at once. On Linux,
+a plan with shell or capsule steps needs a delegated cgroup v2 scope, and
+is refused with E-RUN-012 without one, which says how to get one
+(docs/running.md explains it).
 
 With --resume, redrives a plan that did not complete (it failed, was
 cancelled, or planc died while it ran) in its own session: steps that
@@ -49,8 +50,10 @@ the plan is checked again against it. A completed plan, a plan another
 planc is running, and a changed plan file are refused (exit 2).
 
 flags:
-  --capsule FILE       the capsule manifest (default: the embedded one, with
-                       the built-in tools, no shell binaries, nothing to spawn)
+  --capsule FILE       the capsule manifest (default: .planc/capsule.json in
+                       the current directory or the nearest parent that has
+                       one, else the embedded one: the built-in tools, no
+                       shell binaries, nothing to spawn)
   --roost DIR          the roost capsule steps spawn sub-capsules from:
                        DIR/<namespace>/<name>/capsule.json (default ./roost)
   --session DIR        reuse the session directory DIR; the plan gets the
@@ -72,7 +75,10 @@ flags:
   --dry-run            validate, then print the schedule the VM would follow
                        if every step succeeded (steps that start together,
                        the tool lane's order, conditions); run nothing and
-                       write no session (exit 0, or 2 when refused)
+                       write no session (exit 0, or 2 when refused). The
+                       capsule's MCP servers are started to list their
+                       tools, as planc check does, and ended
+  --verbose            say on standard error which capsule is used
 
 exit status: 0 the plan completed, 1 it did not complete, 2 it was refused
 before any step ran (or a usage error), 3 it was cancelled
@@ -83,7 +89,8 @@ before any step ran (or a usage error), 3 it was cancelled
 // runRun implements planc run.
 func runRun(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
-	capsule := fs.String("capsule", "", "")
+	capsuleFlag := fs.String("capsule", "", "")
+	verbose := fs.Bool("verbose", false, "")
 	session := fs.String("session", "", "")
 	roost := fs.String("roost", "", "")
 	pf := addPlanFlags(fs)
@@ -103,7 +110,7 @@ func runRun(e *env, c *command, args []string) int {
 	case *rf.resume:
 	case len(paths) != 1:
 		return e.usageError(c, "give exactly one plan (a path, or - for standard input)")
-	case *capsule == stdinName && paths[0] == stdinName:
+	case *capsuleFlag == stdinName && paths[0] == stdinName:
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
@@ -122,32 +129,36 @@ func runRun(e *env, c *command, args []string) int {
 		defer view.stop()
 	}
 
-	m, manifestDir, manifestPath := host.DefaultManifest(), "", ""
-	if *capsule != "" {
-		var ok bool
-		if m, _, ok = e.manifestArg("run", *capsule); !ok {
-			return exitUsage
-		}
-		manifestDir = filepath.Dir(*capsule)
-		if *capsule != stdinName {
-			manifestPath = *capsule // protected from the plan's steps
-		}
+	capsule, ok := e.capsuleArg("run", *capsuleFlag, *verbose)
+	if !ok {
+		return exitUsage
 	}
-	if err := host.Admit(m); err != nil {
+	if err := host.AdmitFrom(capsule.m, capsule.path); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		refused(view, err.Error())
 		return exitUsage
 	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
-			Manifest:     m,
-			ManifestDir:  manifestDir,
+			Manifest:     capsule.m,
+			ManifestDir:  capsule.dir(),
+			ManifestPath: capsule.protectPath(),
 			Roost:        *roost,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
 		})
 	}
-	src, plan, ds, err := e.loadPlan(paths[0], capsOf(m))
+	caps := capsule.caps()
+	if *dryRun {
+		// A dry run refuses what the run would: the MCP servers' tools
+		// are listed now, as planc check lists them, instead of once the
+		// servers start in the plan's scope.
+		var err error
+		if caps, err = capsule.withMCP(caps); err != nil {
+			return e.mcpFailed("run", err)
+		}
+	}
+	src, plan, ds, err := e.loadPlan(paths[0], caps)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
@@ -159,14 +170,14 @@ func runRun(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	if *dryRun {
-		return e.dryRun(plan, m, *pf.maxParallel)
+		return e.dryRun(plan, *pf.maxParallel)
 	}
 
 	cfg := host.Config{
 		Plan:         plan,
-		Manifest:     m,
-		ManifestDir:  manifestDir,
-		ManifestPath: manifestPath,
+		Manifest:     capsule.m,
+		ManifestDir:  capsule.dir(),
+		ManifestPath: capsule.protectPath(),
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

@@ -179,8 +179,8 @@ func TestRunMCPRefusals(t *testing.T) {
 			`planc run: tool "notes" is offered by two sources, the built-in tools (tools.builtin) and MCP server "b"; a tool name must come from one source, so drop one of them from the manifest`,
 			"\n" + `tool "write" is offered by two sources, MCP server "a" and MCP server "b"; `,
 		}},
-		{"one.json", "typo.json", []string{`typo.json:1:43: error: tool "ecko" is not in the capsule's inventory; did you mean "echo"? [unknown-tool]`}},
-		{"one.json", "unknown.json", []string{`tool "zzz" is not in the capsule's inventory; the capsule has "crash", "echo", "fail", "notes", "read", "write" [unknown-tool]`}},
+		{"one.json", "typo.json", []string{`typo.json:1:43: error: tool "ecko" is not among the tools of one.json (did you mean "echo"?); add an MCP server offering "ecko" to tools.mcp [unknown-tool]`}},
+		{"one.json", "unknown.json", []string{`tool "zzz" is not among the tools of one.json, which has "crash", "echo", "fail", "notes", "read", "write"; add an MCP server offering "zzz" to tools.mcp [unknown-tool]`}},
 		{"broken.json", "plan.json", []string{`planc run: MCP server "bad" did not start: it exited (exit status 4) before it answered; its standard error ends: "broken config"` + "\n"}},
 		{"missing.json", "plan.json", []string{`planc run: MCP server "gone" did not start: cannot run "./no-such-server": no such file or directory` + "\n"}},
 	}
@@ -194,6 +194,45 @@ func TestRunMCPRefusals(t *testing.T) {
 				t.Errorf("%s %s: standard error\n%s\nlacks\n%s", tt.capsule, tt.plan, r.stderr, w)
 			}
 		}
+		// Refused once the servers ran, and still nothing made: no
+		// session, not even .planc/sessions.
+		if _, err := os.Stat(filepath.Join(dir, ".planc")); !os.IsNotExist(err) {
+			t.Errorf("%s %s: the refused plan left .planc behind (%v)", tt.capsule, tt.plan, err)
+			os.RemoveAll(filepath.Join(dir, ".planc"))
+		}
+	}
+
+	// In a session that exists, a plan refused for an unknown tool takes
+	// no plan number and writes no trace line.
+	sess := filepath.Join(dir, "kept")
+	if r := planc(t, dir, "--capsule", "one.json", "--session", sess, "plan.json"); r.code != 0 {
+		t.Fatalf("the first plan: exit %d\n%s", r.code, r.stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(sess, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := planc(t, dir, "--capsule", "one.json", "--session", sess, "unknown.json"); r.code != 2 {
+		t.Errorf("the unknown tool in a session: exit %d\n%s", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(sess, "trace.jsonl")); !bytes.Equal(before, after) {
+		t.Errorf("the refused plan wrote to the trace:\n%s", after[len(before):])
+	}
+	if _, err := os.Stat(filepath.Join(sess, "plans", "plan-2.json")); !os.IsNotExist(err) {
+		t.Errorf("the refused plan's file is there: %v", err)
+	}
+	if r := planc(t, dir, "--capsule", "one.json", "--session", sess, "plan.json"); r.code != 0 {
+		t.Fatalf("the next plan: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(sess, "plans", "plan-2.json")); err != nil {
+		t.Errorf("the next plan did not get number 2: %v", err)
+	}
+	// A --session directory the refused plan would have made is not left.
+	if r := planc(t, dir, "--capsule", "one.json", "--session", filepath.Join(dir, "new", "s"), "unknown.json"); r.code != 2 {
+		t.Errorf("the unknown tool in a new session: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+		t.Errorf("the refused plan left its --session directory behind (%v)", err)
 	}
 	noServerLeft(t, bin)
 }
@@ -207,15 +246,28 @@ func TestCheckMCP(t *testing.T) {
 		"broken.json", mcpCapsule("demo", []string{bin}, "bad", []string{"sh", "-c", "echo broken config >&2; exit 4"}),
 		"plan.json", `{"id": "p", "steps": [{"id": "a", "tool": "echo", "input": {"text": "x"}}, {"id": "n", "tool": "notes", "input": {"body": "$a.output"}, "depends_on": ["a"]}]}`,
 		"unknown.json", `{"id": "p", "steps": [{"id": "a", "tool": "zzz"}]}`,
+		"proj/.planc/capsule.json", mcpCapsule("demo", []string{"./demo"}),
+		"proj/sub/keep", "",
 	)
 	r := plancCheck(t, dir, "--capsule", "one.json", "plan.json")
 	if r.code != 0 || r.stdout != "" || r.stderr != "" {
 		t.Errorf("a plan calling an MCP tool: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = plancCheck(t, dir, "--capsule", "one.json", "unknown.json")
-	want := `unknown.json:1:43: error: tool "zzz" is not in the capsule's inventory; the capsule has "crash", "echo", "fail", "notes", "read", "write" [unknown-tool]`
+	want := `unknown.json:1:43: error: tool "zzz" is not among the tools of one.json, which has "crash", "echo", "fail", "notes", "read", "write"; add an MCP server offering "zzz" to tools.mcp [unknown-tool]`
 	if r.code != 1 || !strings.HasPrefix(r.stdout, want+"\n") {
 		t.Errorf("an unknown tool: exit %d\n%s\n%s\nwant 1 and\n%s", r.code, r.stdout, r.stderr, want)
+	}
+	// A .planc/capsule.json found in a parent: its server's command, a
+	// relative path with a slash, starts from the manifest's directory,
+	// .planc, wherever planc runs; planc run finds and starts it too.
+	if err := os.Symlink(bin, filepath.Join(dir, "proj", ".planc", "demo")); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "proj", "sub")
+	r = plancCheck(t, sub, "../../plan.json")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("the found capsule's relative server command: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	r = plancCheck(t, dir, "--capsule", "broken.json", "plan.json")
 	want = `planc check: capsule manifest: MCP server "bad" did not start: it exited (exit status 4) before it answered; its standard error ends: "broken config"` + "\n"
@@ -226,6 +278,12 @@ func TestCheckMCP(t *testing.T) {
 	want = `planc check: capsule manifest: tool "crash" is offered by two sources, MCP server "a" and MCP server "b"; a tool name must come from one source, so drop one of them from the manifest` + "\n"
 	if r.code != 2 || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("two servers offering one name: exit %d\n%s\nwant 2 and\n%s", r.code, r.stderr, want)
+	}
+	noServerLeft(t, bin)
+
+	testkit.NeedScope(t)
+	if r := planc(t, sub, "../../plan.json"); r.code != 0 || !strings.Contains(r.stdout, `"output": "x"`) {
+		t.Errorf("planc run with the found capsule: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	noServerLeft(t, bin)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -215,8 +216,8 @@ func TestRunNoScope(t *testing.T) {
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	code := exitCode(t, cmd.Run())
-	if code != 2 || so.Len() != 0 || !strings.HasPrefix(se.String(), "planc run: E-RUN-012: no delegated cgroup v2 scope: ") {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, so.String(), se.String())
+	if code != 2 || so.Len() != 0 || !strings.HasPrefix(se.String(), "planc run: E-RUN-012: no delegated cgroup v2 scope: ") || !strings.HasSuffix(se.String(), "; "+host.ScopeFix+"\n") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want E-RUN-012 ending with its fix", code, so.String(), se.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".planc")); err == nil {
 		t.Error("the refused plan made a session directory")

@@ -189,7 +189,7 @@ func TestRunRefused(t *testing.T) {
 	if r.code != 2 || r.stdout != "" {
 		t.Fatalf("exit %d, want 2; stdout %q", r.code, r.stdout)
 	}
-	wantErr := "plan.json:2:23: error: tool \"nope\" is not in the capsule's inventory; did you mean \"notes\"? [unknown-tool]\n" +
+	wantErr := "plan.json:2:23: error: tool \"nope\" is not among the tools of the embedded default capsule (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp [unknown-tool]\n" +
 		"      {\"id\": \"a\", \"tool\": \"nope\"}\n" +
 		"                          ^~~~~~\n"
 	if r.stderr != wantErr {
@@ -205,7 +205,7 @@ func TestRunRefused(t *testing.T) {
 		"ok.json", `{"id": "ok", "steps": [{"id": "a", "tool": "notes", "input": {"body": "x"}}]}`,
 		"shell.json", `{"id": "s", "steps": [{"id": "a", "shell": "echo hi"}]}`)
 	r = planc(t, dir, "--capsule", "nosubmit.json", "ok.json")
-	if r.code != 2 || !strings.Contains(r.stderr, `capsule "local/x" is not granted capabilities.plan.submit`) {
+	if r.code != 2 || !strings.Contains(r.stderr, `capsule "local/x" in nosubmit.json is not granted capabilities.plan.submit, so it cannot submit a plan; add "plan": {"submit": true} to its "capabilities"`) {
 		t.Errorf("no plan.submit: exit %d, stderr %q", r.code, r.stderr)
 	}
 	r = planc(t, dir, "shell.json")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/serve"
@@ -14,7 +13,7 @@ import (
 var serveCommand = &command{
 	name:    "serve",
 	summary: "serve submit-plan and check-plan to an MCP client over stdio",
-	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D]
+	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--verbose]
 
 Serves the Model Context Protocol on standard input and output, for an MCP
 client (an agent) that started planc as its server. It offers two tools,
@@ -34,8 +33,10 @@ that is not a JSON-RPC message gets a JSON-RPC error and is skipped.
 
 flags:
   --mcp            speak MCP over stdio (required: the only protocol)
-  --capsule FILE   the capsule manifest (default: the embedded one, with
-                   the built-in tools, no shell binaries, nothing to spawn)
+  --capsule FILE   the capsule manifest (default: .planc/capsule.json in the
+                   current directory or the nearest parent that has one,
+                   else the embedded one: the built-in tools, no shell
+                   binaries, nothing to spawn)
   --roost DIR      the roost capsule steps spawn sub-capsules from
                    (default ./roost)
   --session DIR    run every plan in the session directory DIR (default: a
@@ -46,6 +47,7 @@ flags:
   --shell-timeout D
                    the bound of every shell step, e.g. 90s (default: the
                    manifest's capabilities.shell.timeout, else 10m)
+  --verbose        say on standard error which capsule is used
 
 exit status: 0 the connection ended (the client closed it, or a signal),
 1 the connection failed, 2 usage error or a refused capsule manifest
@@ -57,7 +59,8 @@ exit status: 0 the connection ended (the client closed it, or a signal),
 func runServe(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	useMCP := fs.Bool("mcp", false, "")
-	capsule := fs.String("capsule", "", "")
+	capsuleFlag := fs.String("capsule", "", "")
+	verbose := fs.Bool("verbose", false, "")
 	roost := fs.String("roost", "", "")
 	session := fs.String("session", "", "")
 	pf := addPlanFlags(fs)
@@ -69,25 +72,24 @@ func runServe(e *env, c *command, args []string) int {
 		return e.usageError(c, "unexpected argument %q; plans come as submit-plan calls over MCP", rest[0])
 	case !*useMCP:
 		return e.usageError(c, "give --mcp: planc serves the Model Context Protocol only")
-	case *capsule == stdinName:
+	case *capsuleFlag == stdinName:
 		return e.usageError(c, "--capsule cannot be standard input (-): standard input is the MCP channel")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
 	}
-	var m *ast.Manifest
-	var manifestDir string
-	if *capsule != "" {
-		var ok bool
-		if m, _, ok = e.manifestArg("serve", *capsule); !ok {
-			return exitUsage
-		}
-		manifestDir = filepath.Dir(*capsule)
+	capsule, ok := e.capsuleArg("serve", *capsuleFlag, *verbose)
+	if !ok {
+		return exitUsage
+	}
+	var m *ast.Manifest // nil: the embedded default, which serve names so
+	if capsule.path != "" {
+		m = capsule.m
 	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
 		Manifest:     m,
-		ManifestDir:  manifestDir,
-		ManifestPath: *capsule,
+		ManifestPath: capsule.path,
+		ManifestDir:  capsule.dir(),
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

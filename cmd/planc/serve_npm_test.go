@@ -80,7 +80,7 @@ func TestServeInspector(t *testing.T) {
 
 	res = inspect("--method", "tools/call", "--tool-name", "submit-plan", "--tool-arg", "id=bad", "--tool-arg", `steps=[{"id": "x", "tool": "nope"}]`)
 	content, _ := res["content"].([]any)
-	if res["isError"] != true || len(content) != 1 || !strings.Contains(content[0].(map[string]any)["text"].(string), `plan:6:15: error: tool "nope" is not in the capsule's inventory`) {
+	if res["isError"] != true || len(content) != 1 || !strings.Contains(content[0].(map[string]any)["text"].(string), `plan:6:15: error: tool "nope" is not among the tools of the embedded default capsule`) {
 		t.Errorf("a refused plan: %v", res)
 	}
 }

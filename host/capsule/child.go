@@ -16,6 +16,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/vm"
 )
 
@@ -197,7 +198,11 @@ func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
 	if err != nil {
 		return r.refused(fmt.Errorf("its entrypoint plan: %w", err))
 	}
-	plan, ds := check.Load(src, check.CapabilitiesOf(r.m))
+	// Checked as planc run checks a plan: the built-in tools' inputs too,
+	// and the fixes name the capsule's manifest.
+	caps := check.CapabilitiesOf(r.m).WithSchemas(toolschema.Builtin())
+	caps.Manifest = r.cfg.Manifest
+	plan, ds := check.Load(src, caps)
 	if plan == nil {
 		return r.refused(r.planRefusal(ds))
 	}

@@ -59,10 +59,21 @@ func MatchSpawn(bare string, allow []string) []string {
 
 // Resolve finds the capsule a step names by its bare name, spawned by the
 // capsule called from, whose capabilities.spawn.allow is allow. Its
-// error says why the roost refuses: the name matches no entry or two, the
-// capsule is not in the roost, its manifest is refused or has no
-// entrypoint.
+// error says why the roost refuses: the name is not a bare name (it has a
+// "/", or is empty), it matches no entry or two, the capsule is not in the
+// roost, its manifest is refused or has no entrypoint.
 func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
+	if i := strings.LastIndexByte(bare, '/'); i >= 0 || bare == "" {
+		// check's capsule-not-allowed warns of the same, in the same words.
+		if name := bare[i+1:]; name != "" {
+			return nil, fmt.Errorf("the roost refuses to spawn capsule %q: a capsule step names the capsule by its bare name; write %q, the bare name, not %q", bare, name, bare)
+		}
+		entry := "local/worker"
+		if len(allow) > 0 {
+			entry = allow[0]
+		}
+		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it names no capsule; a capsule step names the capsule by its bare name, as %q for %q", bare, entry[strings.LastIndexByte(entry, '/')+1:], entry)
+	}
 	matches := MatchSpawn(bare, allow)
 	switch {
 	case len(matches) > 1:

@@ -61,6 +61,11 @@ func TestRoostResolve(t *testing.T) {
 		{"moved", allow, filepath.Join(roost.Dir, "local/moved/capsule.json") + ` names capsule "local/elsewhere", not "local/moved"`},
 		{"broken", allow, filepath.Join(roost.Dir, "local/broken/capsule.json") + `:1:40: entrypoint has neither "plan" nor "command"`},
 		{"x", []string{"../x"}, `the roost refuses to spawn "../x": not a namespace/name capsule name`},
+		// Not bare names: the error says the bare name to write, as
+		// check's capsule-not-allowed warning does, whatever allow holds.
+		{"local/worker", allow, `the roost refuses to spawn capsule "local/worker": a capsule step names the capsule by its bare name; write "worker", the bare name, not "local/worker"`},
+		{"team/", allow, `the roost refuses to spawn capsule "team/": it names no capsule; a capsule step names the capsule by its bare name, as "worker" for "local/worker"`},
+		{"", []string{"team/reviewer"}, `the roost refuses to spawn capsule "": it names no capsule; a capsule step names the capsule by its bare name, as "reviewer" for "team/reviewer"`},
 	} {
 		_, err := roost.Resolve(tt.bare, "local/top", tt.allow)
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {

@@ -50,3 +50,31 @@ func TestBuiltin(t *testing.T) {
 		t.Error("Builtin returned a shared map")
 	}
 }
+
+// TestDescribe: Describe reads a tool's description and each input field
+// (types, whether required, description) from its schema, sorted by name;
+// a name that is no built-in tool has none.
+func TestDescribe(t *testing.T) {
+	got, ok := toolschema.Describe("write-file")
+	if !ok {
+		t.Fatal("write-file: not described")
+	}
+	if got.Description == "" || len(got.Fields) != 2 {
+		t.Fatalf("write-file: %+v", got)
+	}
+	content, path := got.Fields[0], got.Fields[1]
+	if content.Name != "content" || !content.Required || !slices.Equal(content.Types, []string{"string", "null"}) || content.Description == "" {
+		t.Errorf("content: %+v", content)
+	}
+	if path.Name != "path" || !path.Required || !slices.Equal(path.Types, []string{"string"}) {
+		t.Errorf("path: %+v", path)
+	}
+	for _, name := range ast.BuiltinTools() {
+		if d, ok := toolschema.Describe(name); !ok || len(d.Fields) == 0 {
+			t.Errorf("%s: %+v, %v", name, d, ok)
+		}
+	}
+	if _, ok := toolschema.Describe("submit-plan"); ok {
+		t.Error("submit-plan described as a built-in tool")
+	}
+}
