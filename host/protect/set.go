@@ -97,33 +97,6 @@ func NewSet(protected, appendable []string) *Set {
 
 func idOf(st *unix.Stat_t) fileID { return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)} }
 
-// ProtectedError is the refusal of a tool's write that lands on a
-// protected path. Its text says what was refused and what to do.
-type ProtectedError struct {
-	// Name is the path as the tool was given it.
-	Name string
-	// Path is where the write landed, absolute: the opened file's or
-	// directory's real path where it can be known.
-	Path string
-	// Protected is the protected path it is, or lies under.
-	Protected string
-	// HardLink is true when the file opened is another name of a file
-	// under the protected directory Protected.
-	HardLink bool
-}
-
-func (e *ProtectedError) Error() string {
-	at := ""
-	if e.Path != "" && e.Path != e.Protected {
-		at = fmt.Sprintf(" (as opened, %q)", e.Path)
-	}
-	what := "is the protected path %q or lies under it"
-	if e.HardLink {
-		what = "is a hard link to a file under the protected path %q"
-	}
-	return fmt.Sprintf("refused: %q%s "+what+", which no tool call may change; write elsewhere", e.Name, at, e.Protected)
-}
-
 // dirEntry returns the protected directory fd is, or nil.
 func (s *Set) dirEntry(fd int) *setEntry {
 	if s == nil || !s.hasDirs {

@@ -13,32 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SymlinkError is the refusal of a path with a symbolic link in it: the
-// built-in tools follow none, so that no step can redirect their writes.
-type SymlinkError struct {
-	// Name is the path as the tool was given it.
-	Name string
-	// Link is the component found to be a symbolic link, as a prefix of
-	// Name; "" when it could not be told.
-	Link string
-	// Target is the path Name resolves to now, "" when it cannot be
-	// resolved.
-	Target string
-}
-
-func (e *SymlinkError) Error() string {
-	link := ""
-	if e.Link != "" {
-		link = fmt.Sprintf(" (%q is one)", e.Link)
-	}
-	fix := "write to the path it resolves to"
-	if e.Target != "" {
-		fix = fmt.Sprintf("write to the path it resolves to, %q", e.Target)
-	}
-	return fmt.Sprintf("%q goes through a symbolic link%s; built-in tools follow no symbolic links, so that no step can redirect a write: %s",
-		e.Name, link, fix)
-}
-
 // openBase opens dir, the trusted base: its own path may hold symbolic
 // links (the working directory often does).
 func openBase(dir string) (int, error) {
