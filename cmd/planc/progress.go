@@ -165,6 +165,7 @@ type stepRow struct {
 	dur     time.Duration
 	status  vm.Status
 	err     string
+	reused  bool // a redrive kept its earlier success (S26)
 }
 
 // stepTracker folds the VM's events into one row per step, in plan order.
@@ -201,7 +202,7 @@ func (t *stepTracker) apply(e vm.Event, now time.Time) int {
 		return i
 	case e.Kind == vm.PlanStep && ok:
 		r := &t.rows[i]
-		r.state, r.status, r.dur, r.err = stepSettled, e.Status, e.Duration, e.Error
+		r.state, r.status, r.dur, r.err, r.reused = stepSettled, e.Status, e.Duration, e.Error, e.Reused
 		if e.Attempt > 0 {
 			r.attempt = e.Attempt
 		}

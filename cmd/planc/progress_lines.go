@@ -102,6 +102,10 @@ func (v *linesView) observe(prog *ir.Program, e vm.Event) {
 
 // settled prints the line of a step's settling.
 func (v *linesView) settled(at time.Time, e vm.Event) {
+	if e.Reused {
+		v.printf(at, "reused", "%s: its success in an earlier run is kept", e.StepID)
+		return
+	}
 	msg := e.StepID
 	if e.Attempt > 0 {
 		msg += " " + elapsed(e.Duration)

@@ -241,3 +241,47 @@ func TestLiveViewNote(t *testing.T) {
 		t.Errorf("%d lines wrapped; the screen (-want +got):\n%s\nraw: %q", s.wrapped, diff, out.String())
 	}
 }
+
+// TestProgressReused: a step a redrive reuses (S26) is shown as reused,
+// not as a success of this run, in both views.
+func TestProgressReused(t *testing.T) {
+	prog := &ir.Program{ID: "p", Steps: []ir.Step{
+		{ID: "build", Kind: ir.KindShell},
+		{ID: "test", Kind: ir.KindShell},
+	}}
+	events := []vm.Event{
+		{Kind: vm.PlanStart, Steps: 2},
+		{Kind: vm.PlanStep, StepID: "build", Attempt: 1, Status: vm.StatusSuccess, Reused: true},
+		{Kind: vm.PlanStepStart, StepID: "test", StepKind: ir.KindShell, Attempt: 2},
+		{Kind: vm.PlanStep, StepID: "test", Attempt: 2, Status: vm.StatusSuccess, Duration: time.Second},
+	}
+	t0 := time.Unix(0, 0)
+	var buf bytes.Buffer
+	lv := newLinesView(&buf, nil)
+	lv.now = func() time.Time { return t0 }
+	for _, e := range events {
+		lv.observe(prog, e)
+	}
+	want := "   0.00s  plan     \"p\": 2 steps\n" +
+		"   0.00s  reused   build: its success in an earlier run is kept\n" +
+		"   0.00s  start    test (shell, attempt 2)\n" +
+		"   0.00s  success  test 1.0s\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("lines view (-want +got):\n%s", diff)
+	}
+
+	v := newLiveView(nil, nil)
+	v.t.init(prog)
+	for _, e := range events {
+		v.t.apply(e, t0)
+	}
+	got := v.lines(t0, 79, 30)
+	wantRows := []string{
+		`plan "p": 2 steps, 2 settled`,
+		"  build  shell    success, reused from an earlier run",
+		"  test   shell    success 1.0s",
+	}
+	if diff := cmp.Diff(wantRows, got); diff != "" {
+		t.Errorf("live view (-want +got):\n%s", diff)
+	}
+}

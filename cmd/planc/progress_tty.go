@@ -242,6 +242,8 @@ func (v *liveView) row(i, idw int, now time.Time) string {
 		if r.attempt > 1 {
 			state += fmt.Sprintf(" (attempt %d)", r.attempt)
 		}
+	case r.reused:
+		state = "success, reused from an earlier run"
 	default:
 		state = r.status.String()
 		if r.attempt > 0 {
