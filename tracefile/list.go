@@ -17,6 +17,11 @@ import (
 // it).
 const OutcomeUnfinished = "unfinished"
 
+// OutcomeRunning is the outcome `planc trace list` shows for an unfinished
+// plan whose lock a planc holds (S27): it is running now. An unfinished
+// plan whose lock nobody holds was left by a planc that died.
+const OutcomeRunning = "running"
+
 // SessionJSON is one session of `planc trace list`: who it is and its
 // plans. `--format json` writes one a line (JSON Lines).
 type SessionJSON struct {
@@ -41,7 +46,8 @@ type PlanSummary struct {
 	Plan   *int   `json:"plan"`
 	PlanID string `json:"plan_id"`
 	// Outcome is that of its last run: completed, failed, canceled, or
-	// unfinished (plan_start without plan_end).
+	// unfinished (plan_start without plan_end); `planc trace list` shows
+	// an unfinished plan that is running now as running.
 	Outcome string `json:"outcome"`
 	// FailedStep is the step that stopped the last run, null when none
 	// did.

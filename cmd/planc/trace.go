@@ -37,8 +37,8 @@ read.
           or only attempt K's, exactly as kept
   report  the kept report of a plan, exactly as it was returned
   list    the sessions under .planc/sessions, newest first: one row per
-          plan with its outcome (completed, failed, canceled, or
-          unfinished: still running, or planc died), redrives and steps
+          plan with its outcome (completed, failed, canceled, running,
+          or unfinished: planc died), redrives and steps
 
 flags:
   --format text|json  steps: one JSON object a line; show: one object;

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/tracefile"
 )
@@ -166,5 +167,35 @@ func TestTraceDocExamples(t *testing.T) {
 		if !strings.Contains(doc, "```json\n"+want+"\n```") {
 			t.Errorf("docs/trace.md lacks the example line\n%s", want)
 		}
+	}
+}
+
+// TestTraceListRunning: an unfinished plan whose lock a planc holds is
+// listed as running; once the lock is released (its planc died) it is
+// unfinished again (S27).
+func TestTraceListRunning(t *testing.T) {
+	root := inTempDir(t, nil)
+	const id = "20250105T000000Z-abcdef"
+	dir := filepath.Join(root, ".planc", "sessions", id)
+	testkit.WriteFiles(t, dir, "trace.jsonl",
+		traceLine(0, "session_start", id, "capsule", "local/planc", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)+
+			traceLine(0, "plan_start", id, "plan_id", "long", "plan_file", "plans/plan-1.json", "steps", 1))
+	lock, err := (&session.Session{Dir: dir}).LockPlan(1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := func() string {
+		got := run(t, "", "trace", "list")
+		if got.Code != 0 {
+			t.Fatalf("trace list: %+v", got)
+		}
+		return strings.Fields(strings.Split(got.Stdout, "\n")[1])[3]
+	}
+	if got := row(); got != "running" {
+		t.Errorf("with its lock held: outcome %q, want running", got)
+	}
+	lock.Unlock()
+	if got := row(); got != "unfinished" {
+		t.Errorf("with its lock free: outcome %q, want unfinished", got)
 	}
 }

@@ -191,6 +191,18 @@ func traceList(e *env, c *command, a traceArgs) int {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return exitUsage
 	}
+	// An unfinished plan whose lock is held is running now; one whose
+	// lock nobody holds was left by a planc that died (S27).
+	for i := range list {
+		for j := range list[i].Plans {
+			p := &list[i].Plans[j]
+			if p.Outcome == tracefile.OutcomeUnfinished && p.Plan != nil {
+				if held, err := session.PlanHeld(list[i].Dir, *p.Plan); err == nil && held {
+					p.Outcome = tracefile.OutcomeRunning
+				}
+			}
+		}
+	}
 	var out bytes.Buffer
 	if a.json {
 		err = tracefile.WriteListJSON(&out, list)

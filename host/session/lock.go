@@ -1,7 +1,9 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -90,4 +92,22 @@ func (l *PlanLock) Unlock() error {
 	err := l.f.Close() // closing the last descriptor releases the lock
 	l.f = nil
 	return err
+}
+
+// PlanHeld reports whether a planc holds the lock of plan n of the session
+// in dir now: whether a plan whose trace has a plan_start and no plan_end
+// is still running, rather than left by a planc that died (S27). It takes
+// the lock for an instant to tell, so a `planc run --resume` of that very
+// plan at that instant may be refused once; it creates no file. A plan
+// with no lock file is not held.
+func PlanHeld(dir string, n int) (bool, error) {
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(tracefile.LockFile(n))))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close() // releases the lock if this took it
+	return lockFile(f, false)
 }
