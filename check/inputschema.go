@@ -36,6 +36,16 @@ type InputSchema struct {
 	subs map[string]*jsonschema.Schema // by location; nil when it did not compile
 	// refOKs keeps refOK's answers.
 	refOKs map[refKey]bool
+	// hints keeps, by the instance location a reference stood at, a value
+	// it may take that the schema there accepted (see instanceHinted).
+	hints map[hintKey]any
+}
+
+// hintKey is where a hint applies: the JSON pointer of an instance
+// location, and whether the reference there is a status.
+type hintKey struct {
+	ptr    string
+	status bool
 }
 
 // CompileInputSchema compiles schema: JSON Schema text of draft 2020-12
@@ -56,7 +66,7 @@ func CompileInputSchema(schema json.RawMessage) (*InputSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}, refOKs: map[refKey]bool{}}, nil
+	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}, refOKs: map[refKey]bool{}, hints: map[hintKey]any{}}, nil
 }
 
 // compiled keeps the input schemas compiled in this process by their

@@ -3,6 +3,7 @@ package check
 import (
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -99,6 +100,7 @@ func (v *validation) tryCandidates(e *jsonschema.ValidationError, r *ast.Ref) bo
 	for _, c := range candidates(r, e.ErrorKind) {
 		err := sch.Validate(c)
 		if err == nil {
+			v.s.hint(e.InstanceLocation, r, c)
 			return true
 		}
 		var ve *jsonschema.ValidationError
@@ -154,4 +156,68 @@ func textOnly(e *jsonschema.ValidationError) bool {
 		}
 	}
 	return true
+}
+
+// hint keeps c, a value reference r may take that the schema at instance
+// location loc accepted, for instanceHinted.
+func (s *InputSchema) hint(loc []string, r *ast.Ref, c any) {
+	k := hintKey{pointer(loc), r.Field == ast.RefStatus}
+	s.mu.Lock()
+	if _, ok := s.hints[k]; !ok && len(s.hints) < maxHints {
+		s.hints[k] = c
+	}
+	s.mu.Unlock()
+}
+
+// maxHints bounds the hints an InputSchema keeps.
+const maxHints = 1024
+
+// instanceHinted is instance(root) with each whole-string reference
+// replaced by the value a reference at its place last passed with (hint),
+// where there is one, and ok set when some reference got such a value.
+//
+// It is a shortcut, never a judgment: a reference stands for every value
+// it may take (S8), and a hint is one of them, so an instance with hints
+// that the schema accepts shows that the input is valid without the
+// failure analysis that the placeholder values would set off. An instance
+// with hints that fails says nothing; the check starts again from
+// instance(root).
+func (s *InputSchema) instanceHinted(root *ast.Value) (inst any, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.hints) == 0 {
+		return nil, false
+	}
+	var path []string
+	var walk func(v *ast.Value) any
+	walk = func(v *ast.Value) any {
+		switch v.Kind {
+		case ast.String:
+			if v.Ref != nil {
+				if h, found := s.hints[hintKey{pointer(path), v.Ref.Field == ast.RefStatus}]; found {
+					ok = true
+					return h
+				}
+			}
+		case ast.Array:
+			out := make([]any, len(v.Elems))
+			for i, e := range v.Elems {
+				path = append(path, strconv.Itoa(i))
+				out[i] = walk(e)
+				path = path[:len(path)-1]
+			}
+			return out
+		case ast.Object:
+			out := make(map[string]any, len(v.Members))
+			for _, m := range v.Members {
+				path = append(path, m.Key)
+				out[m.Key] = walk(m.Value)
+				path = path[:len(path)-1]
+			}
+			return out
+		}
+		return instance(v)
+	}
+	inst = walk(root)
+	return inst, ok
 }

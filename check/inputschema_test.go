@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -193,5 +194,66 @@ func TestToolInputAbsent(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestToolInputHints: a reference at a place where another reference
+// passed before is tried first with the value that passed (a shortcut),
+// and what is found is the same as in a check that has no such value to
+// try: each step checked alone in a plan of its own, against a schema
+// compiled afresh.
+func TestToolInputHints(t *testing.T) {
+	schema := `{"type": "object", "properties": {
+		"env": {"enum": ["staging", "production"]},
+		"service": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+		"n": {"type": "integer"}, "st": {"enum": ["success", "x"]}},
+		"required": ["env"], "additionalProperties": false, "$comment": "%d"}`
+	steps := []string{
+		`{"id": "b", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "service": "api-1"}}`,
+		`{"id": "c", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "service": "api-2"}}`,
+		`{"id": "d", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "service": "Bad Name"}}`,
+		`{"id": "e", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "n": "$a.output"}}`,
+		`{"id": "f", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.status", "st": "$a.status"}}`,
+		`{"id": "g", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "st": "$a.status", "extra": 1}}`,
+		`{"id": "h", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "st": "$a.status", "service": "api-3"}}`,
+	}
+	fresh := 0
+	var alone []string
+	for _, s := range steps {
+		fresh++
+		for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), s) {
+			if strings.HasPrefix(f, "1:") {
+				continue // step a's, whose input {} lacks env
+			}
+			// Each plan has the step on line 2; the whole plan has step
+			// i on line i+2: the columns are compared.
+			alone = append(alone, f[strings.IndexByte(f, ':'):])
+		}
+	}
+	fresh++
+	var together []string
+	for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), strings.Join(steps, ",\n")) {
+		if strings.HasPrefix(f, "1:") {
+			continue
+		}
+		together = append(together, f[strings.IndexByte(f, ':'):])
+	}
+	if d := cmp.Diff(alone, together); d != "" {
+		t.Errorf("findings alone vs together (-alone +together):\n%s", d)
+	}
+	if len(together) != 4 {
+		t.Errorf("want the findings of d, e (n), f (env) and g; got %q", together)
+	}
+	// A second check against the same compiled schema, with its hints in
+	// place, finds the same again.
+	var again []string
+	for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), strings.Join(steps, ",\n")) {
+		if strings.HasPrefix(f, "1:") {
+			continue
+		}
+		again = append(again, f[strings.IndexByte(f, ':'):])
+	}
+	if d := cmp.Diff(together, again); d != "" {
+		t.Errorf("second check (-first +second):\n%s", d)
 	}
 }

@@ -61,20 +61,25 @@ var ruleToolInput = Rule{
 			if _, ok := p.inputs.valid[string(p.inputs.key)]; ok {
 				return
 			}
-			inst = instance(root)
 			for _, ref := range s.Refs {
 				if !ref.InIf {
 					refs = astRefs{root}
 					break
 				}
 			}
+			// A value a reference at the same place passed with before
+			// may spare the failure analysis (instanceHinted).
+			if refs != nil {
+				if hinted, ok := schema.instanceHinted(root); ok && schema.root.Validate(hinted) == nil {
+					p.inputs.markValid()
+					return
+				}
+			}
+			inst = instance(root)
 		}
 		fs := schema.check(inst, refs)
 		if len(fs) == 0 && root != nil {
-			if p.inputs.valid == nil {
-				p.inputs.valid = make(map[string]struct{}, min(p.inputs.steps, 1024))
-			}
-			p.inputs.valid[string(p.inputs.key)] = struct{}{}
+			p.inputs.markValid()
 		}
 		for _, f := range fs {
 			reportFinding(p, r, s, root, f)
@@ -175,6 +180,14 @@ type inputSchemas struct {
 	valid map[string]struct{}
 	key   []byte
 	steps int // the plan's, to size valid
+}
+
+// markValid records the current step's input (key) as valid.
+func (is *inputSchemas) markValid() {
+	if is.valid == nil {
+		is.valid = make(map[string]struct{}, min(is.steps, 1024))
+	}
+	is.valid[string(is.key)] = struct{}{}
 }
 
 // toolSchema is one tool's schema, once looked up.
