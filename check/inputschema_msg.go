@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -299,12 +300,7 @@ func propNames(s *jsonschema.Schema) []string {
 	if s == nil {
 		return nil
 	}
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(s.Properties))
 }
 
 // maxShape is how many properties a shape shows before "…".

@@ -163,48 +163,7 @@ func MkdirAll(dir, name string, perm os.FileMode, set *Set) error {
 	return os.MkdirAll(full, perm)
 }
 
-// WriteFile writes data to path as the built-in write-file does: path is
-// relative to workDir unless absolute; the file is opened with OpenWrite
-// (created with perm, truncated once the checks pass), its missing
-// directories made with MkdirAll. The errors name path as given.
-func WriteFile(workDir, path string, data []byte, perm os.FileMode, set *Set) error {
-	if path == "" || strings.IndexByte(path, 0) >= 0 {
-		return fmt.Errorf("%q is not a path", path)
-	}
-	full := path
-	if !filepath.IsAbs(full) {
-		full = filepath.Join(workDir, full)
-	}
-	full, err := filepath.Abs(full)
-	if err != nil {
-		return err
-	}
-	dir, rel := filepath.Dir(full), filepath.Base(full)
-	if wd, err := filepath.Abs(workDir); err == nil {
-		if r, err := filepath.Rel(wd, full); err == nil && filepath.IsLocal(r) {
-			dir, rel = wd, r
-		}
-	}
-	const flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
-	f, err := OpenWrite(dir, rel, flag, perm, set)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = MkdirAll(dir, filepath.Dir(rel), 0o755, set); err == nil {
-			f, err = OpenWrite(dir, rel, flag, perm, set)
-		}
-	}
-	if err == nil {
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	var se *SymlinkError
-	var pe *ProtectedError
-	switch {
-	case errors.As(err, &se):
-		se.Name = path
-	case errors.As(err, &pe):
-		pe.Name = path
-	}
-	return err
-}
+// outsideBase splits full, an absolute path outside the working
+// directory, into its directory and its name: here only the name is
+// opened beneath a directory.
+func outsideBase(full string) (dir, rel string) { return filepath.Dir(full), filepath.Base(full) }

@@ -121,12 +121,7 @@ func (ms *Servers) Names() []string {
 	if ms == nil {
 		return nil
 	}
-	out := make([]string, 0, len(ms.tools))
-	for n := range ms.tools {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(ms.tools))
 }
 
 // Schemas returns the servers' tools by name, each with its inputSchema
