@@ -240,7 +240,8 @@ func TestTraceUsage(t *testing.T) {
 		{"report without sessions", []string{"trace", "report"}, "no sessions"},
 		{"two paths", []string{"trace", "steps", "a", "b"}, "give at most one trace file or session directory"},
 		{"unknown flag", []string{"trace", "show", "--json", "x"}, "unknown flag --json"},
-		{"missing path", []string{"trace", "show", "nope"}, "planc trace: stat nope: no such file or directory"},
+		{"missing path", []string{"trace", "show", "nope"}, "planc trace: no session at nope; name a session directory, its trace.jsonl, or a session id that planc trace list shows\n"},
+		{"missing path of logs", []string{"trace", "logs", "nope", "a"}, "planc trace: no session at nope; name a session directory"},
 		{"not a session", []string{"trace", "show", "not-a-session"}, "not-a-session is not a session directory"},
 		{"no sessions", []string{"trace", "steps"}, "no sessions"},
 	}
