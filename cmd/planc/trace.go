@@ -196,6 +196,10 @@ func tracePath(e *env, pos []string) (string, int, bool) {
 		}
 		return arg, exitOK, true
 	}
+	if _, err := os.Stat(session.DefaultSessionsDir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "planc trace: no sessions: there is no %s in the current directory; planc run makes one there, or name a session directory elsewhere\n", session.DefaultSessionsDir)
+		return "", exitUsage, false
+	}
 	latest, err := tracefile.Latest(session.DefaultSessionsDir)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
