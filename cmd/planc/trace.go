@@ -31,7 +31,9 @@ newest session under .planc/sessions of the current directory is read.
   steps   one row per step attempt of every plan in the trace: PLAN,
           STEP, ATTEMPT (- for a step settled without dispatch), STATUS
           (success, failed, skipped; running or unsettled for a dispatch
-          without its plan_step line), DURATION and ERROR
+          without its plan_step line; success (reused) for a step a
+          redrive kept), DURATION and ERROR; a redrive's rows say so in
+          PLAN, as in build (plan-1, redrive 1)
   show    the session (id, capsule, started, exit status), each plan with
           its outcome, counts and step attempts, cancelled tasks, then
           Delegations: each sub-capsule with its step, outcome and reason,
