@@ -144,7 +144,7 @@ func TestCheckCapsuleRefused(t *testing.T) {
 	}
 
 	got = run(t, "", "check", "--capsule", "nope.json", "plan.json")
-	want = result{Stderr: "planc check: capsule manifest: open nope.json: no such file or directory\n", Code: 2}
+	want = result{Stderr: "planc check: capsule manifest: open nope.json: no such file or directory; name an existing manifest, or leave --capsule out to use the project's (planc version says which; planc init makes one)\n", Code: 2}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("planc check --capsule nope.json plan.json (-want +got):\n%s", diff)
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"os/signal"
@@ -136,6 +138,9 @@ func (e *env) loadCapsule(flag string) (*capsuleInfo, error) {
 		return c, nil
 	}
 	m, ds, err := e.loadManifest(c.path)
+	if errors.Is(err, fs.ErrNotExist) && flag != "" {
+		return nil, fmt.Errorf("%w; name an existing manifest, or leave --capsule out to use the project's (planc version says which; planc init makes one)", err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -8,22 +8,25 @@ import (
 	"github.com/planc/planc/serve"
 )
 
-// serveCommand is planc serve --mcp (docs/serve.md): the submit-plan and
-// check-plan tools for any MCP client, over standard input and output.
+// serveCommand is planc serve --mcp (docs/serve.md): the submit-plan,
+// check-plan and resume-plan tools for any MCP client, over standard input
+// and output.
 var serveCommand = &command{
 	name:    "serve",
-	summary: "serve submit-plan and check-plan to an MCP client over stdio",
+	summary: "serve submit-plan, check-plan and resume-plan to an MCP client over stdio",
 	usage: `usage: planc serve --mcp [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--verbose]
 
 Serves the Model Context Protocol on standard input and output, for an MCP
-client (an agent) that started planc as its server. It offers two tools,
-whose arguments are a plan: submit-plan runs the plan as planc run does and
-returns its report; check-plan returns the diagnostics planc check would
-print. The connection is one session: its plans are numbered 1, 2, ...
-Standard output carries MCP alone; notes go to standard error.
+client (an agent) that started planc as its server. It offers three
+tools: submit-plan, whose arguments are a plan, runs it as planc run does
+and returns its report; check-plan, whose arguments are a plan too,
+returns the diagnostics planc check would print; resume-plan ({"plan": N})
+redrives a plan of the connection that did not complete, as planc run
+--resume does. The connection is one session: its plans are numbered 1,
+2, ... Standard output carries MCP alone; notes go to standard error.
 
 Without capabilities.plan.submit in the manifest there is no submit-plan
-tool (standard error says so), only check-plan. Cancelling a submit-plan
+and no resume-plan tool (standard error says so), only check-plan. Cancelling a submit-plan
 call cancels its plan, as SIGINT does to planc run, and the call gets no
 response. The end of standard input (the client going away), SIGINT or
 SIGTERM cancel every running plan; every call already read is still

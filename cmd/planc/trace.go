@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/planc/planc/ast"
@@ -20,14 +24,16 @@ var traceCommand = &command{
        planc trace report [SESSION] [--plan N]
        planc trace list [--format text|json]
 
-SESSION is a session directory, or the trace.jsonl in one; without it,
-the newest session under .planc/sessions of the current directory is
-read.
+SESSION is a session directory, the trace.jsonl in one, or a session id
+under .planc/sessions (as planc trace list shows it); without it, the
+newest session under .planc/sessions of the current directory is read.
 
   steps   one row per step attempt of every plan in the trace: PLAN,
           STEP, ATTEMPT (- for a step settled without dispatch), STATUS
           (success, failed, skipped; running or unsettled for a dispatch
-          without its plan_step line), DURATION and ERROR
+          without its plan_step line; success (reused) for a step a
+          redrive kept), DURATION and ERROR; a redrive's rows say so in
+          PLAN, as in build (plan-1, redrive 1)
   show    the session (id, capsule, started, exit status), each plan with
           its outcome, counts and step attempts, cancelled tasks, then
           Delegations: each sub-capsule with its step, outcome and reason,
@@ -176,11 +182,25 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// tracePath returns the session path pos names, or the newest session
-// under .planc/sessions when it names none.
+// tracePath returns the session path pos names (a path, or a session id
+// under .planc/sessions as planc trace list shows it), or the newest
+// session under .planc/sessions when it names none.
 func tracePath(e *env, pos []string) (string, int, bool) {
 	if len(pos) == 1 {
-		return pos[0], exitOK, true
+		arg := pos[0]
+		if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
+			byID := filepath.Join(session.DefaultSessionsDir, arg)
+			if fi, err := os.Stat(byID); err == nil && fi.IsDir() && filepath.Base(arg) == arg {
+				return byID, exitOK, true
+			}
+			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, tracefile.TraceFile)
+			return "", exitUsage, false
+		}
+		return arg, exitOK, true
+	}
+	if _, err := os.Stat(session.DefaultSessionsDir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "planc trace: no sessions: there is no %s in the current directory; planc run makes one there, or name a session directory elsewhere\n", session.DefaultSessionsDir)
+		return "", exitUsage, false
 	}
 	latest, err := tracefile.Latest(session.DefaultSessionsDir)
 	if err != nil {

@@ -139,6 +139,7 @@ func TestTraceLogs(t *testing.T) {
 		{"one attempt, exactly as kept", []string{dir, "test", "--plan", "1", "--attempt", "2"}, "--- FAIL: TestA (flaky)"},
 		{"an empty output", []string{"--plan", "1", "docs"}, "==> docs, attempt 1 (redrive 1): success after 4ms <==\n"},
 		{"the newest session by default", []string{"fetch", "--plan", "1"}, "==> fetch, attempt 1: success after 300ms <==\nfetched 3 modules\n"},
+		{"a session id, as planc trace list shows it", []string{keptID, "test", "--plan", "1"}, wantLogsTest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

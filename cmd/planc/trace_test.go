@@ -240,9 +240,10 @@ func TestTraceUsage(t *testing.T) {
 		{"report without sessions", []string{"trace", "report"}, "no sessions"},
 		{"two paths", []string{"trace", "steps", "a", "b"}, "give at most one trace file or session directory"},
 		{"unknown flag", []string{"trace", "show", "--json", "x"}, "unknown flag --json"},
-		{"missing path", []string{"trace", "show", "nope"}, "planc trace: stat nope: no such file or directory"},
+		{"missing path", []string{"trace", "show", "nope"}, "planc trace: no session at nope; name a session directory, its trace.jsonl, or a session id that planc trace list shows\n"},
+		{"missing path of logs", []string{"trace", "logs", "nope", "a"}, "planc trace: no session at nope; name a session directory"},
 		{"not a session", []string{"trace", "show", "not-a-session"}, "not-a-session is not a session directory"},
-		{"no sessions", []string{"trace", "steps"}, "no sessions"},
+		{"no sessions", []string{"trace", "steps"}, "planc trace: no sessions: there is no .planc/sessions in the current directory; planc run makes one there, or name a session directory elsewhere\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
