@@ -192,9 +192,9 @@ type conn struct {
 	// unmake removes the session this connection made, while no plan of
 	// it has begun (began) and none is between session and settle
 	// (pending): a refused plan creates nothing.
-	unmake     func()
-	began      bool
-	pending    int
+	unmake  func()
+	began   bool
+	pending int
 }
 
 // ranPlan records that the connection ran (or resumed) plan n: resume-plan
