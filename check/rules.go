@@ -46,6 +46,7 @@ func rules() []Rule {
 		ruleStatusLiteral,
 		ruleStatusOrdering,
 		ruleShellInputIgnored,
+		ruleShellOperator,
 		ruleDuplicateDependency,
 		ruleCapsuleNotAllowed,
 	}
