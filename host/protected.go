@@ -8,6 +8,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -47,12 +48,19 @@ type protectedInput struct {
 }
 
 // newProtectedSet builds the protected set of a run, at plan start: the
-// whole session directory, every read_only path, the roost, the --capsule
-// manifest, the files the allowlisted shell words resolve to now, and the
-// paths the capsule that spawned this one protects (shell.Inherited).
+// whole session directory, the working directory's .planc, every
+// read_only path, the roost, the --capsule manifest, the files the
+// allowlisted shell words resolve to now, and the paths the capsule
+// that spawned this one protects (shell.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
 	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}}
 	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
+	if in.workDir != "" {
+		// The working directory's .planc: every session in it (a redrive
+		// reuses what their records say) and the project's capsule.json,
+		// which the next planc run here would run under.
+		s.add(filepath.Join(in.workDir, session.RuntimeDir), "planc's own directory: its sessions, and the capsule.json a later planc run here runs under")
+	}
 	for _, p := range in.m.Capabilities.ReadOnly {
 		s.add(absPath(in.manifestDir, p.Name), "")
 	}

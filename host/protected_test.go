@@ -44,6 +44,7 @@ func protectedWorld(t *testing.T) (dir string) {
 }
 
 // TestProtectedSet: the set holds the whole session directory, the
+// working directory's .planc (its other sessions and capsule.json), the
 // read_only paths, the roost, the --capsule manifest, the files the
 // allowed words resolve to now (links followed), and what the spawning
 // capsule protects; a word that resolves to nothing adds nothing.
@@ -55,12 +56,12 @@ func TestProtectedSet(t *testing.T) {
 		m: manifest(t, readFile(t, filepath.Join(dir, "capsule.json"))), manifestDir: dir, manifestPath: filepath.Join(dir, "capsule.json"),
 		workDir: dir, sessionDir: sess, roostDir: filepath.Join(dir, "roost"),
 	})
-	want := []string{sess, filepath.Join(dir, "ro"), filepath.Join(dir, "roost"), filepath.Join(dir, "capsule.json"),
+	want := []string{sess, filepath.Join(dir, ".planc"), filepath.Join(dir, "ro"), filepath.Join(dir, "roost"), filepath.Join(dir, "capsule.json"),
 		filepath.Join(dir, "bin", "tool"), filepath.Join(dir, "local-tool"), "/parent/session"}
 	if !slices.Equal(s.paths, want) {
 		t.Errorf("paths\n%q\nwant\n%q", s.paths, want)
 	}
-	if got := s.runtimePaths(); !slices.Equal(got, slices.Delete(slices.Clone(want), 1, 2)) {
+	if got := s.runtimePaths(); !slices.Equal(got, slices.Delete(slices.Clone(want), 2, 3)) {
 		t.Errorf("runtime paths %q", got)
 	}
 	if _, ok := s.runtime(filepath.Join(dir, "ro")); ok {
