@@ -5,7 +5,9 @@ package main
 // of the working directory to change what a later planc command does.
 
 import (
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -231,4 +233,60 @@ func treeBytes(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// hostileOutput is a file whose text a read-file step returns, and its
+// kept output holds: escape sequences that set the terminal's title,
+// write its clipboard (OSC 52) and clear it, a carriage return that hides
+// what came before it, a C1 CSI, a right-to-left override, an invalid
+// byte, and an "é" cut in two by the 64 KiB reads of planc trace logs.
+var hostileOutput = strings.Repeat("a", 64<<10-1) + "é\n" +
+	"\x1b]0;PWNED\x07\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b[Hrm -rf ~ \rsafe\n" +
+	"\u009b31m \u202eevil \xff end\n"
+
+// TestAttackTraceLogsTerminal: planc trace logs of a step whose output
+// holds terminal escape sequences shows them on a terminal as text (Go
+// escapes) so that the terminal acts on none; piped, it writes the kept
+// bytes as they are.
+func TestAttackTraceLogsTerminal(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "hostile.txt", hostileOutput,
+		"plan.json", `{"id": "read", "steps": [{"id": "read", "tool": "read-file", "input": {"path": "hostile.txt"}}]}`)
+	if r := planc(t, dir, "plan.json"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"trace", "logs", "read"}, {"trace", "logs", "--attempt", "1", "read"}} {
+		master, slave := openPTY(t, 80, 24)
+		cmd := exec.Command(plancBin(t), args...)
+		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, slave, slave
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		slave.Close()
+		got := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(master) // ends with EIO once planc has exited
+			got <- b
+		}()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		screen := strings.ReplaceAll(string(<-got), "\r\n", "\n") // the terminal's own line ends
+		master.Close()
+		for _, bad := range []string{"\x1b", "\u009b", "\r", "\u202e", "\xff", "\x07"} {
+			if strings.Contains(screen, bad) {
+				t.Errorf("%v: the terminal got %q", args, bad)
+			}
+		}
+		for _, want := range []string{"aé\n", `\x1b]0;PWNED\a\x1b]52;c;cm0gLXJmIH4K\a\x1b[2J\x1b[Hrm -rf ~ \rsafe`, `\u009b31m \u202eevil \xff end`} {
+			if !strings.Contains(screen, want) {
+				t.Errorf("%v: the terminal did not show %q:\n%q", args, want, screen[min(len(screen), 64<<10-100):])
+			}
+		}
+	}
+	cmd := exec.Command(plancBin(t), "trace", "logs", "--attempt", "1", "read")
+	cmd.Dir = dir
+	if b, err := cmd.Output(); err != nil || string(b) != hostileOutput {
+		t.Errorf("piped: %v, %d bytes, want the kept output's %d", err, len(b), len(hostileOutput))
+	}
 }
