@@ -290,3 +290,19 @@ func TestAttackTraceLogsTerminal(t *testing.T) {
 		t.Errorf("piped: %v, %d bytes, want the kept output's %d", err, len(b), len(hostileOutput))
 	}
 }
+
+// TestAttackSummaryLine: the summary line planc run writes on standard
+// error when a plan does not complete holds the plan's id; an id with an
+// escape sequence and a line break reaches the terminal as escapes, on
+// one line, so that it can neither retitle the window nor pass for a line
+// of planc's own.
+func TestAttackSummaryLine(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "plan.json", `{"id": "p\u001b]0;PWNED\u0007\nplanc run: all 9 steps succeeded", "steps": [
+		{"id": "read", "tool": "read-file", "input": {"path": "missing.txt"}}]}`)
+	r := planc(t, dir, "plan.json")
+	want := `Plan 'p\x1b]0;PWNED\a\nplanc run: all 9 steps succeeded': 1 steps, 0 succeeded, 1 failed, 0 skipped` + "\n"
+	if r.code != 1 || !strings.HasSuffix(r.stderr, want) || strings.Contains(r.stderr, "\x1b") {
+		t.Errorf("exit %d, standard error:\n%q\nwant it to end with\n%q", r.code, r.stderr, want)
+	}
+}
