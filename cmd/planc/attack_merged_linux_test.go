@@ -306,3 +306,46 @@ func TestAttackSummaryLine(t *testing.T) {
 		t.Errorf("exit %d, standard error:\n%q\nwant it to end with\n%q", r.code, r.stderr, want)
 	}
 }
+
+// TestAttackReplacePlanc: a shell step renames another program over the
+// planc executable the run was started from; the next capsule step
+// starts its sub-capsule's planc, which runs outside every step's
+// containment. It must be the planc that runs, not what the path holds
+// now: the replacement would write into .planc/, which no step may.
+func TestAttackReplacePlanc(t *testing.T) {
+	testkit.NeedScope(t)
+	dir := t.TempDir()
+	self, err := os.ReadFile(plancBin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	escaped := filepath.Join(dir, ".planc", "ESCAPED")
+	testkit.WriteFiles(t, dir, "bin/planc", string(self),
+		"roost/local/w/capsule.json", `{"name": "local/w", "entrypoint": {"command": ["cat"]}}`,
+		"capsule.json", `{"name": "local/x", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}, "spawn": {"allow": ["local/w"]}}}`,
+		"evil", "#!/bin/sh\necho escaped > "+escaped+"\necho pwned\n",
+		"swap.sh", "cp evil bin/planc.new && chmod +x bin/planc.new && mv bin/planc.new bin/planc && echo swapped\n",
+		"plan.json", `{"id": "swap", "steps": [{"id": "swap", "shell": "sh swap.sh"},
+			{"id": "spawn", "capsule": "w", "input": "hi", "depends_on": ["swap"]}]}`)
+	if err := os.Chmod(filepath.Join(dir, "bin", "planc"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := plancCmd(t, dir, "--capsule", "capsule.json", "plan.json")
+	cmd.Path, cmd.Args[0] = filepath.Join(dir, "bin", "planc"), filepath.Join(dir, "bin", "planc")
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	code := exitCode(t, cmd.Run())
+	steps := attackSteps(t, so.String(), se.String())
+	if s := steps["swap"]; s.Status != "success" || deref(s.Output) != "swapped\n" {
+		t.Fatalf("the step did not replace planc: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
+	}
+	if s := steps["spawn"]; code != 0 || s.Status != "success" || deref(s.Output) != "hi" {
+		t.Errorf("exit %d; spawn: %s %q %s", code, s.Status, deref(s.Output), deref(s.Error))
+	}
+	if _, err := os.Stat(escaped); err == nil {
+		t.Error("the replaced planc ran, outside the steps' containment")
+	}
+	if left := testkit.ScopesLeft(t, filepath.Base(oneSession(t, dir))); len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+}
