@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 
@@ -28,6 +29,13 @@ type protectedSet struct {
 	// bins are the files the allowlisted shell words resolved to at plan
 	// start, by word (S14).
 	bins map[string]binary
+}
+
+// serverStarter is a scope that starts MCP servers under the protection
+// a sub-capsule inherits (host/shell's *Scope on Linux): a sub-capsule's
+// servers start after its parent's steps could change their files.
+type serverStarter interface {
+	StartServer(cmd *exec.Cmd, kind string) (*shell.Process, error)
 }
 
 // binary is the file an allowlisted shell word resolved to at plan start.

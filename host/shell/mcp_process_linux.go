@@ -64,3 +64,43 @@ func (ps *processSys) stop(p *Process) error {
 	}
 	return nil
 }
+
+// StartServer starts cmd as StartProcess does, for a process that planc
+// trusts but whose files a step may have changed since the plan started:
+// an MCP server. In a sub-capsule, whose servers start after its
+// parent's steps have run, it runs under a shim of its own, like a step,
+// with the paths the capsule that spawned this one protects
+// (PLANC_PROTECTED) held read-only: a step that rewrote the server's
+// script gets no further than a step. Anywhere else, or without the
+// kernel's protection, it is StartProcess.
+func (s *Scope) StartServer(cmd *exec.Cmd, kind string) (*Process, error) {
+	protect := cleanProtect(inherited())
+	m := s.mode()
+	if len(protect) == 0 || m.lock == "" {
+		return s.StartProcess(cmd, kind)
+	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.runs.Done()
+	l, err := s.newLeaf(kind)
+	if err != nil {
+		return nil, err
+	}
+	args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", l.dir, "--", cmd.Path)
+	cmd.Args = append(args, cmd.Args...)
+	cmd.Path = args[0]
+	cmd.SysProcAttr = m.attr(l.fd)
+	err = cmd.Start()
+	l.closeFD()
+	if err != nil {
+		removeCgroup(l.dir)
+		return nil, err
+	}
+	p := newProcess(cmd)
+	p.sys.leaf = l.dir
+	if s.ended() != nil {
+		p.Kill()
+	}
+	return p, nil
+}
