@@ -126,7 +126,9 @@ func TestProtectedCommand(t *testing.T) {
 }
 
 // TestProtectedToolSet: the built-in tools' Set refuses every protected
-// path, notes.md included unless appended to as notes does.
+// path, notes.md included unless appended to as notes does, and the
+// working directory's .planc (the project's capsule.json, another
+// session).
 func TestProtectedToolSet(t *testing.T) {
 	dir := protectedWorld(t)
 	sess := filepath.Join(dir, ".planc", "sessions", "s1")
@@ -136,7 +138,8 @@ func TestProtectedToolSet(t *testing.T) {
 	notes := filepath.Join(sess, session.NotesFile)
 	set := s.toolSet(notes)
 	for _, p := range []string{"capsule.json", "roost/local/w/capsule.json", "roost/local/evil/capsule.json", "bin/tool", "local-tool",
-		".planc/sessions/s1/trace.jsonl", ".planc/sessions/s1/session.json", ".planc/sessions/s1/notes.md", ".planc/sessions/s1/reports/x.json"} {
+		".planc/sessions/s1/trace.jsonl", ".planc/sessions/s1/session.json", ".planc/sessions/s1/notes.md", ".planc/sessions/s1/reports/x.json",
+		".planc/capsule.json", ".planc/sessions/s0/trace.jsonl"} {
 		var pe *protect.ProtectedError
 		if err := protect.WriteFile(dir, p, []byte("pwned"), 0o644, set); !errors.As(err, &pe) {
 			t.Errorf("write-file %s: %v", p, err)
