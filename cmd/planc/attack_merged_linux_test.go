@@ -5,7 +5,6 @@ package main
 // of the working directory to change what a later planc command does.
 
 import (
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -256,23 +255,13 @@ func TestAttackTraceLogsTerminal(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	for _, args := range [][]string{{"trace", "logs", "read"}, {"trace", "logs", "--attempt", "1", "read"}} {
-		master, slave := openPTY(t, 80, 24)
 		cmd := exec.Command(plancBin(t), args...)
-		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, slave, slave
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
+		cmd.Dir = dir
+		code, screen := waitOnPTY(t, cmd, 80, 24, func(slave *os.File) { cmd.Stdout, cmd.Stderr = slave, slave })
+		if code != 0 {
+			t.Fatalf("%v: exit %d", args, code)
 		}
-		slave.Close()
-		got := make(chan []byte)
-		go func() {
-			b, _ := io.ReadAll(master) // ends with EIO once planc has exited
-			got <- b
-		}()
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("%v: %v", args, err)
-		}
-		screen := strings.ReplaceAll(string(<-got), "\r\n", "\n") // the terminal's own line ends
-		master.Close()
+		screen = strings.ReplaceAll(screen, "\r\n", "\n") // the terminal's own line ends
 		for _, bad := range []string{"\x1b", "\u009b", "\r", "\u202e", "\xff", "\x07"} {
 			if strings.Contains(screen, bad) {
 				t.Errorf("%v: the terminal got %q", args, bad)

@@ -21,6 +21,14 @@ type processSys struct {
 // (see the package-level StartProcess). It fails once the scope is killed
 // or closed; a Kill or Close that comes while it starts ends it.
 func (s *Scope) StartProcess(cmd *exec.Cmd, kind string) (*Process, error) {
+	return s.startInLeaf(cmd, kind, func(l *leaf) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	})
+}
+
+// startInLeaf starts cmd in a new leaf cgroup named kind-N, once set
+// has made it ready to start there.
+func (s *Scope) startInLeaf(cmd *exec.Cmd, kind string, set func(l *leaf)) (*Process, error) {
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -29,7 +37,7 @@ func (s *Scope) StartProcess(cmd *exec.Cmd, kind string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	set(l)
 	err = cmd.Start()
 	l.closeFD()
 	if err != nil {
@@ -79,28 +87,10 @@ func (s *Scope) StartServer(cmd *exec.Cmd, kind string) (*Process, error) {
 	if len(protect) == 0 || m.lock == "" {
 		return s.StartProcess(cmd, kind)
 	}
-	if err := s.enter(); err != nil {
-		return nil, err
-	}
-	defer s.runs.Done()
-	l, err := s.newLeaf(kind)
-	if err != nil {
-		return nil, err
-	}
-	args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", l.dir, "--", cmd.Path)
-	cmd.Args = append(args, cmd.Args...)
-	cmd.Path = args[0]
-	cmd.SysProcAttr = m.attr(l.fd)
-	err = cmd.Start()
-	l.closeFD()
-	if err != nil {
-		removeCgroup(l.dir)
-		return nil, err
-	}
-	p := newProcess(cmd)
-	p.sys.leaf = l.dir
-	if s.ended() != nil {
-		p.Kill()
-	}
-	return p, nil
+	return s.startInLeaf(cmd, kind, func(l *leaf) {
+		args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", l.dir, "--", cmd.Path)
+		cmd.Args = append(args, cmd.Args...)
+		cmd.Path = args[0]
+		cmd.SysProcAttr = m.attr(l.fd)
+	})
 }
