@@ -3,11 +3,13 @@ package host
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -29,6 +31,13 @@ type protectedSet struct {
 	bins map[string]binary
 }
 
+// serverStarter is a scope that starts MCP servers under the protection
+// a sub-capsule inherits (host/shell's *Scope on Linux): a sub-capsule's
+// servers start after its parent's steps could change their files.
+type serverStarter interface {
+	StartServer(cmd *exec.Cmd, kind string) (*shell.Process, error)
+}
+
 // binary is the file an allowlisted shell word resolved to at plan start.
 type binary struct {
 	path string      // as shell.Resolve found it
@@ -47,12 +56,19 @@ type protectedInput struct {
 }
 
 // newProtectedSet builds the protected set of a run, at plan start: the
-// whole session directory, every read_only path, the roost, the --capsule
-// manifest, the files the allowlisted shell words resolve to now, and the
-// paths the capsule that spawned this one protects (shell.Inherited).
+// whole session directory, the working directory's .planc, every
+// read_only path, the roost, the --capsule manifest, the files the
+// allowlisted shell words resolve to now, and the paths the capsule
+// that spawned this one protects (shell.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
 	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}}
 	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
+	if in.workDir != "" {
+		// The working directory's .planc: every session in it (a redrive
+		// reuses what their records say) and the project's capsule.json,
+		// which the next planc run here would run under.
+		s.add(filepath.Join(in.workDir, session.RuntimeDir), "planc's own directory: its sessions, and the capsule.json a later planc run here runs under")
+	}
 	for _, p := range in.m.Capabilities.ReadOnly {
 		s.add(absPath(in.manifestDir, p.Name), "")
 	}

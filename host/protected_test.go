@@ -44,6 +44,7 @@ func protectedWorld(t *testing.T) (dir string) {
 }
 
 // TestProtectedSet: the set holds the whole session directory, the
+// working directory's .planc (its other sessions and capsule.json), the
 // read_only paths, the roost, the --capsule manifest, the files the
 // allowed words resolve to now (links followed), and what the spawning
 // capsule protects; a word that resolves to nothing adds nothing.
@@ -55,12 +56,12 @@ func TestProtectedSet(t *testing.T) {
 		m: manifest(t, readFile(t, filepath.Join(dir, "capsule.json"))), manifestDir: dir, manifestPath: filepath.Join(dir, "capsule.json"),
 		workDir: dir, sessionDir: sess, roostDir: filepath.Join(dir, "roost"),
 	})
-	want := []string{sess, filepath.Join(dir, "ro"), filepath.Join(dir, "roost"), filepath.Join(dir, "capsule.json"),
+	want := []string{sess, filepath.Join(dir, ".planc"), filepath.Join(dir, "ro"), filepath.Join(dir, "roost"), filepath.Join(dir, "capsule.json"),
 		filepath.Join(dir, "bin", "tool"), filepath.Join(dir, "local-tool"), "/parent/session"}
 	if !slices.Equal(s.paths, want) {
 		t.Errorf("paths\n%q\nwant\n%q", s.paths, want)
 	}
-	if got := s.runtimePaths(); !slices.Equal(got, slices.Delete(slices.Clone(want), 1, 2)) {
+	if got := s.runtimePaths(); !slices.Equal(got, slices.Delete(slices.Clone(want), 2, 3)) {
 		t.Errorf("runtime paths %q", got)
 	}
 	if _, ok := s.runtime(filepath.Join(dir, "ro")); ok {
@@ -125,7 +126,9 @@ func TestProtectedCommand(t *testing.T) {
 }
 
 // TestProtectedToolSet: the built-in tools' Set refuses every protected
-// path, notes.md included unless appended to as notes does.
+// path, notes.md included unless appended to as notes does, and the
+// working directory's .planc (the project's capsule.json, another
+// session).
 func TestProtectedToolSet(t *testing.T) {
 	dir := protectedWorld(t)
 	sess := filepath.Join(dir, ".planc", "sessions", "s1")
@@ -135,7 +138,8 @@ func TestProtectedToolSet(t *testing.T) {
 	notes := filepath.Join(sess, session.NotesFile)
 	set := s.toolSet(notes)
 	for _, p := range []string{"capsule.json", "roost/local/w/capsule.json", "roost/local/evil/capsule.json", "bin/tool", "local-tool",
-		".planc/sessions/s1/trace.jsonl", ".planc/sessions/s1/session.json", ".planc/sessions/s1/notes.md", ".planc/sessions/s1/reports/x.json"} {
+		".planc/sessions/s1/trace.jsonl", ".planc/sessions/s1/session.json", ".planc/sessions/s1/notes.md", ".planc/sessions/s1/reports/x.json",
+		".planc/capsule.json", ".planc/sessions/s0/trace.jsonl"} {
 		var pe *protect.ProtectedError
 		if err := protect.WriteFile(dir, p, []byte("pwned"), 0o644, set); !errors.As(err, &pe) {
 			t.Errorf("write-file %s: %v", p, err)

@@ -349,7 +349,9 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 		return nil
 	}
 	start := shell.StartProcess
-	if ps, ok := h.scope.(capsule.Starter); ok {
+	if ps, ok := h.scope.(serverStarter); ok {
+		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartServer(cmd, "mcp") }
+	} else if ps, ok := h.scope.(capsule.Starter); ok {
 		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartProcess(cmd, "mcp") }
 	}
 	ms, err := tools.StartServers(ctx, r.m, tools.Launch{Dir: h.task.WorkDir, ManifestDir: r.manifestDir, Start: start, Timeout: tools.MCPStartTimeout})

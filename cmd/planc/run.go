@@ -240,7 +240,7 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 		return e.writeFailed(werr)
 	}
 	if !res.Report.Completed {
-		fmt.Fprintln(e.stderr, res.Report.Summary)
+		fmt.Fprintln(e.stderr, oneLine(res.Report.Summary))
 	}
 	return int(host.ExitStatus(res, err))
 }

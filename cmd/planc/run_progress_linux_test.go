@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,23 +51,33 @@ func openPTY(t *testing.T, cols, rows int) (master, slave *os.File) {
 // standard output, and everything the terminal received.
 func runOnPTY(t *testing.T, dir string, cols, rows int, term string, args ...string) (int, string, string) {
 	t.Helper()
-	master, slave := openPTY(t, cols, rows)
-	defer master.Close()
 	cmd := plancCmd(t, dir, args...)
 	cmd.Env = append(os.Environ(), "TERM="+term)
 	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, slave
+	cmd.Stdout = &stdout
+	code, screen := waitOnPTY(t, cmd, cols, rows, func(slave *os.File) { cmd.Stderr = slave })
+	return code, stdout.String(), screen
+}
+
+// waitOnPTY runs cmd, which attach gives the slave of a pseudo-terminal
+// of cols×rows, and returns its exit status and everything the terminal
+// received.
+func waitOnPTY(t *testing.T, cmd *exec.Cmd, cols, rows int, attach func(slave *os.File)) (int, string) {
+	t.Helper()
+	master, slave := openPTY(t, cols, rows)
+	defer master.Close()
+	attach(slave)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	slave.Close()
 	got := make(chan []byte)
 	go func() {
-		b, _ := io.ReadAll(master) // ends with EIO once planc has exited
+		b, _ := io.ReadAll(master) // ends with EIO once the command has exited
 		got <- b
 	}()
 	code := exitCode(t, cmd.Wait())
-	return code, stdout.String(), string(<-got)
+	return code, string(<-got)
 }
 
 // widthsPlan has ids and an error longer than a narrow terminal, and a

@@ -59,6 +59,10 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 		fmt.Fprintf(e.stderr, "planc trace: %s\n", msg)
 		return exitUsage
 	}
+	out := termSafe(e.stdout)
+	if sw, ok := out.(*safeWriter); ok {
+		defer sw.Flush()
+	}
 	if a.attempt > 0 {
 		at, err := l.Attempt(a.attempt)
 		if err == nil && !at.Kept {
@@ -68,12 +72,12 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 			fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 			return exitUsage
 		}
-		if err := copyFile(e.stdout, l.File(at)); err != nil {
+		if err := copyFile(out, l.File(at)); err != nil {
 			return keptReadFailed(e, err)
 		}
 		return exitOK
 	}
-	w := &lastByteWriter{w: e.stdout, last: '\n'}
+	w := &lastByteWriter{w: out, last: '\n'}
 	for i := range l.Attempts {
 		at := &l.Attempts[i]
 		if w.last != '\n' {

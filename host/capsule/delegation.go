@@ -154,7 +154,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	}
 	exe := d.exe
 	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
+		if exe, err = selfExecutable(); err != nil {
 			return "", fmt.Errorf("cannot spawn %q: cannot find the planc executable: %w", rc.Name, err)
 		}
 	}

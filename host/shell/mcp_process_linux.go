@@ -21,6 +21,14 @@ type processSys struct {
 // (see the package-level StartProcess). It fails once the scope is killed
 // or closed; a Kill or Close that comes while it starts ends it.
 func (s *Scope) StartProcess(cmd *exec.Cmd, kind string) (*Process, error) {
+	return s.startInLeaf(cmd, kind, func(l *leaf) {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	})
+}
+
+// startInLeaf starts cmd in a new leaf cgroup named kind-N, once set
+// has made it ready to start there.
+func (s *Scope) startInLeaf(cmd *exec.Cmd, kind string, set func(l *leaf)) (*Process, error) {
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -29,7 +37,7 @@ func (s *Scope) StartProcess(cmd *exec.Cmd, kind string) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: l.fd}
+	set(l)
 	err = cmd.Start()
 	l.closeFD()
 	if err != nil {
@@ -63,4 +71,26 @@ func (ps *processSys) stop(p *Process) error {
 		unix.Kill(-p.Pid(), unix.SIGKILL) // what it left in its group
 	}
 	return nil
+}
+
+// StartServer starts cmd as StartProcess does, for a process that planc
+// trusts but whose files a step may have changed since the plan started:
+// an MCP server. In a sub-capsule, whose servers start after its
+// parent's steps have run, it runs under a shim of its own, like a step,
+// with the paths the capsule that spawned this one protects
+// (PLANC_PROTECTED) held read-only: a step that rewrote the server's
+// script gets no further than a step. Anywhere else, or without the
+// kernel's protection, it is StartProcess.
+func (s *Scope) StartServer(cmd *exec.Cmd, kind string) (*Process, error) {
+	protect := cleanProtect(inherited())
+	m := s.mode()
+	if len(protect) == 0 || m.lock == "" {
+		return s.StartProcess(cmd, kind)
+	}
+	return s.startInLeaf(cmd, kind, func(l *leaf) {
+		args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", l.dir, "--", cmd.Path)
+		cmd.Args = append(args, cmd.Args...)
+		cmd.Path = args[0]
+		cmd.SysProcAttr = m.attr(l.fd)
+	})
 }
