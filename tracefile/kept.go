@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
 )
@@ -254,8 +255,10 @@ func (a *LogAttempt) Missing() string {
 
 // Heading is the line `planc trace logs` writes above the attempt's
 // output: "==> STEP, attempt K: STATUS after DURATION <==", with
-// "(redrive K)" after the attempt number when a redrive dispatched it, and
-// "; no output kept" (or why there is none) when there is no output.
+// "(redrive K)" after the attempt number when a redrive dispatched it, the
+// attempt's error (on one line, cut at maxHeadingError bytes) after the
+// duration, and "; no output kept" (or why there is none) when there is no
+// output.
 func (a *LogAttempt) Heading(stepID string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "==> %s, attempt %d", clean(stepID), a.Attempt)
@@ -266,6 +269,11 @@ func (a *LogAttempt) Heading(stepID string) string {
 	switch {
 	case a.Settled:
 		b.WriteString(" after " + duration(a.Duration))
+		if a.Error != "" {
+			// A failed tool call often printed nothing: its error is
+			// why it failed.
+			b.WriteString(": " + headingError(a.Error))
+		}
 		if !a.Kept {
 			b.WriteString("; no output kept")
 		}
@@ -310,4 +318,21 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 		return nil, "", fmt.Errorf("no report was kept for plan %d: the session is from before planc kept reports (its plan_start records no sha256)", n)
 	}
 	return nil, "", fmt.Errorf("no report was kept for plan %d: %s is missing", n, ReportPath(n))
+}
+
+// maxHeadingError is how much of an attempt's error a heading shows.
+const maxHeadingError = 200
+
+// headingError is err as a heading shows it: its line breaks as spaces,
+// its control characters escaped, cut at maxHeadingError bytes.
+func headingError(err string) string {
+	err = strings.Join(strings.Fields(err), " ")
+	if len(err) > maxHeadingError {
+		cut := maxHeadingError
+		for cut > 0 && !utf8.RuneStart(err[cut]) {
+			cut--
+		}
+		err = err[:cut] + "…"
+	}
+	return clean(err)
 }

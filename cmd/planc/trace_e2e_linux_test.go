@@ -41,7 +41,9 @@ func TestTraceAfterRun(t *testing.T) {
 	heading := func(step string, attempt int, status string) string {
 		return fmt.Sprintf(`==> %s, attempt %d: %s after \S+ <==\n`, regexp.QuoteMeta(step), attempt, status)
 	}
-	want := regexp.MustCompile("^" + heading("boom", 1, "failed") + "partial\noops\n\n" + heading("boom", 2, "failed") + "partial\noops\n$")
+	failed := "failed after \\S+: exit status 4"
+	want := regexp.MustCompile("^" + strings.Replace(heading("boom", 1, "failed"), `failed after \S+`, failed, 1) + "partial\noops\n\n" +
+		strings.Replace(heading("boom", 2, "failed"), `failed after \S+`, failed, 1) + "partial\noops\n$")
 	if got := plancTrace(t, dir, "logs", "boom"); got.code != 0 || !want.MatchString(got.stdout) {
 		t.Errorf("logs boom: %+v", got)
 	}

@@ -115,11 +115,11 @@ func tornNote(dir string) string {
 	return "planc trace: note: " + filepath.Join(dir, "trace.jsonl") + ": line 26: the last line is cut short (the trace was still being written, or its writer died); left out\n"
 }
 
-const wantLogsTest = `==> test, attempt 1: failed after 1.2s <==
+const wantLogsTest = `==> test, attempt 1: failed after 1.2s: exit status 1 <==
 --- FAIL: TestA
 FAIL
 
-==> test, attempt 2: failed after 1.3s <==
+==> test, attempt 2: failed after 1.3s: exit status 1 <==
 --- FAIL: TestA (flaky)
 
 ==> test, attempt 3 (redrive 1): success after 900ms <==
@@ -198,7 +198,7 @@ func TestTraceLogsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := run(t, "", "trace", "logs", dir, "test", "--plan", "1")
-	if got.Code != 0 || !strings.Contains(got.Stdout, "\n\n==> test, attempt 2: failed after 1.3s; no output kept <==\n\n==> test, attempt 3") {
+	if got.Code != 0 || !strings.Contains(got.Stdout, "\n\n==> test, attempt 2: failed after 1.3s: exit status 1; no output kept <==\n\n==> test, attempt 3") {
 		t.Errorf("exit %d, stdout:\n%s", got.Code, got.Stdout)
 	}
 	os.RemoveAll(filepath.Join(dir, "outputs"))
