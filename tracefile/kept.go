@@ -183,7 +183,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	case last == nil && !slices.Contains(ids, id):
 		return nil, s.unknownStep(n, id, ids, fromDefault)
 	case len(l.Attempts) == 0:
-		how := "the trace has no line for it: it never ran"
+		how := "the trace has no line for it (the plan stopped, or was cut short, before it)"
 		if last != nil {
 			how = "it settled " + or(last.Status, "?") + " without running"
 			if last.Error != "" {
