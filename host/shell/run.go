@@ -258,9 +258,14 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 	s.mu.Lock()
 	killed := s.killed
 	s.mu.Unlock()
+	var start *startError
 	switch {
 	case serr != nil:
 		r.Err = fmt.Errorf("cannot run %q: %w", sp.Argv[0], serr)
+	case errors.As(werr, &start):
+		if r.Err = s.ended(); r.Err == nil { // else killed or closed while it started
+			r.Err = fmt.Errorf("cannot run %q: %w", sp.Argv[0], start.err)
+		}
 	case r.TimedOut:
 		r.Err = fmt.Errorf("timed out after %v", sp.Timeout)
 	case canceled.Load():
@@ -312,6 +317,13 @@ func (s *Scope) endedLocked() error {
 	}
 	return nil
 }
+
+// startError is a step's wait's error when its main process never
+// started (the spawner's reply).
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // cmdStep is a step whose main process this process started itself.
 type cmdStep struct {

@@ -199,7 +199,7 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 		wait, err := spw.spawn(spawnRequest{File: path, Argv: sp.Argv, Dir: sp.Dir, Env: sp.Env}, out, l.fd)
 		if err == nil {
 			l.closeFD()
-			l.waitFn = wait
+			l.waitFn, l.spw = wait, spw
 			return l, nil
 		}
 		if !errors.Is(err, errTooBig) {
@@ -283,6 +283,7 @@ type leaf struct {
 	dir     string
 	fd      int // dir, open for CLONE_INTO_CGROUP; -1 once closed
 	waitFn  func() (syscall.WaitStatus, error)
+	spw     *spawner // the spawner that started the step, or nil
 	report  *os.File // read end of the shim's report pipe, or nil
 	reportW *os.File // its write end
 }
@@ -302,7 +303,11 @@ func (l *leaf) kill() { killCgroup(l.dir) }
 
 func (l *leaf) finish() (setup, err error) {
 	l.closeFD()
-	err = removeCgroup(l.dir)
+	if l.spw != nil {
+		err = l.spw.removeLeaf(l.dir)
+	} else {
+		err = removeCgroup(l.dir)
+	}
 	if l.report != nil {
 		l.reportW.Close()
 		if msg, _ := io.ReadAll(l.report); len(msg) > 0 {
