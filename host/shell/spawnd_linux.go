@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/signal"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,10 +49,19 @@ func serveSpawner(c shimConfig) int {
 	return 0
 }
 
-// quietChildren keeps the end of a child from waking a goroutine of the
-// spawner, as ShimMain's catching of every signal would: the loop learns
-// of it from the child's pidfd, or reaps it after the next message.
-func quietChildren() { signal.Reset(syscall.SIGCHLD) }
+// quietChildren keeps the end of a child from interrupting the spawner:
+// the loop learns of a step's end from its pidfd, and reaps the orphans
+// of a step when planc says it killed some, and after every message.
+// ShimMain's catching of every signal would wake a goroutine per SIGCHLD,
+// and the Go runtime's handler, which stays installed, would interrupt a
+// thread: SIGCHLD goes back to the kernel's default, under which it is
+// discarded without waking anyone (and, unlike SIG_IGN, children still
+// wait to be reaped).
+func quietChildren() {
+	signal.Reset(syscall.SIGCHLD)
+	var act [4]uint64 // struct sigaction, all zero: SIG_DFL, no flags, no mask
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGCHLD), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+}
 
 // runningStep is a step's main process as the spawner tracks it.
 type runningStep struct {
