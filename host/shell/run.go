@@ -233,14 +233,20 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 		out <- b
 	}()
 	var timedOut, canceled atomic.Bool
-	done, watched := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watched)
-		watch(ctx, sp, st, done, &timedOut, &canceled)
-	}()
-	ws, werr := st.wait()
-	close(done)
-	<-watched
+	var ws syscall.WaitStatus
+	var werr error
+	if sp.Timeout > 0 || ctx.Done() != nil {
+		done, watched := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watched)
+			watch(ctx, sp, st, done, &timedOut, &canceled)
+		}()
+		ws, werr = st.wait()
+		close(done)
+		<-watched
+	} else { // nothing can end the step early: no watch
+		ws, werr = st.wait()
+	}
 	serr, ferr := st.finish()
 	// Every writer of the pipe was in the group and is gone: the read
 	// ends at EOF. The deadline only guards against a process that left

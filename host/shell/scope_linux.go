@@ -240,9 +240,11 @@ func (s *Scope) newLeaf(kind string) (*leaf, error) {
 	s.sys.seq++
 	name := kind + "-" + strconv.Itoa(s.sys.seq)
 	s.mu.Unlock()
-	dir, err := makeChild(s.sys.dir, name)
-	if err != nil {
-		return nil, err
+	// The scope passed makeChild's checks, which hold for its leaves: a
+	// leaf costs a mkdir.
+	dir := s.sys.dir + "/" + name
+	if err := unix.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create a cgroup in %s: %w", s.sys.dir, err)
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
