@@ -183,6 +183,7 @@ func (spw *spawner) gone() error {
 // start. It returns errTooBig when req does not fit in one message.
 func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
 	req.Op = opSpawn
+	req.Env = dedupEnv(req.Env)
 	if requestSize(req) > maxMessage-(64<<10) {
 		return nil, errTooBig
 	}
@@ -213,6 +214,26 @@ func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() 
 		}
 		return syscall.WaitStatus(rep.Status), nil
 	}, nil
+}
+
+// dedupEnv keeps only the last of the settings of a variable that env
+// sets more than once, as os/exec does for the steps started directly.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	if len(last) == len(env) {
+		return env
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // sendBufs recycles the buffers requests are encoded in.
