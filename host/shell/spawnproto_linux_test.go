@@ -152,6 +152,27 @@ func TestSpawnerMalformed(t *testing.T) {
 	}
 }
 
+// A request too big for one message goes to a shim of its own (which
+// exec refuses, past its limit); the spawner is untouched and serves on.
+func TestSpawnTooBig(t *testing.T) {
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	argv := []string{"true"}
+	for len(argv) < 40 { // 40 × 110 KB: past maxMessage
+		argv = append(argv, strings.Repeat("x", 110<<10))
+	}
+	if n := requestSize(spawnRequest{File: "/bin/true", Argv: argv}); n <= maxMessage {
+		t.Fatalf("request of %d bytes fits", n)
+	}
+	r := s.Run(context.Background(), Spec{Argv: argv, Protect: protect})
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "fork/exec "+shimPath(s.Shim)+": argument list too long") {
+		t.Fatalf("got %v; want the exec of a shim of its own to refuse it", r.Err)
+	}
+	if r := s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", "echo ok"}, Protect: protect}); r.Err != nil || string(r.Output) != "ok\n" {
+		t.Fatalf("after: %q, %v", r.Output, r.Err)
+	}
+}
+
 func withID(req spawnRequest, id uint64) spawnRequest {
 	req.ID = id
 	return req
