@@ -233,14 +233,20 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 		out <- b
 	}()
 	var timedOut, canceled atomic.Bool
-	done, watched := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watched)
-		watch(ctx, sp, st, done, &timedOut, &canceled)
-	}()
-	ws, werr := st.wait()
-	close(done)
-	<-watched
+	var ws syscall.WaitStatus
+	var werr error
+	if sp.Timeout > 0 || ctx.Done() != nil {
+		done, watched := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(watched)
+			watch(ctx, sp, st, done, &timedOut, &canceled)
+		}()
+		ws, werr = st.wait()
+		close(done)
+		<-watched
+	} else { // nothing can end the step early: no watch
+		ws, werr = st.wait()
+	}
 	serr, ferr := st.finish()
 	// Every writer of the pipe was in the group and is gone: the read
 	// ends at EOF. The deadline only guards against a process that left
@@ -258,9 +264,14 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 	s.mu.Lock()
 	killed := s.killed
 	s.mu.Unlock()
+	var start *startError
 	switch {
 	case serr != nil:
 		r.Err = fmt.Errorf("cannot run %q: %w", sp.Argv[0], serr)
+	case errors.As(werr, &start):
+		if r.Err = s.ended(); r.Err == nil { // else killed or closed while it started
+			r.Err = fmt.Errorf("cannot run %q: %w", sp.Argv[0], start.err)
+		}
 	case r.TimedOut:
 		r.Err = fmt.Errorf("timed out after %v", sp.Timeout)
 	case canceled.Load():
@@ -312,6 +323,13 @@ func (s *Scope) endedLocked() error {
 	}
 	return nil
 }
+
+// startError is a step's wait's error when its main process never
+// started (the spawner's reply).
+type startError struct{ err error }
+
+func (e *startError) Error() string { return e.err.Error() }
+func (e *startError) Unwrap() error { return e.err }
 
 // cmdStep is a step whose main process this process started itself.
 type cmdStep struct {

@@ -95,7 +95,6 @@ package shell
 // read-only); that process ends with the plan at the latest.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -202,8 +201,7 @@ func ShimMain(args []string) int {
 		case report == 2:
 			msg = "planc " + ShimCommand + ": " + msg + "\n"
 		case c.spawn: // the socket carries replies
-			b, _ := json.Marshal(spawnReply{Err: msg})
-			msg = string(b)
+			msg = string(appendReply(nil, spawnReply{Kind: replyFailed, Err: msg}))
 		}
 		unix.Write(report, []byte(msg))
 		return 127

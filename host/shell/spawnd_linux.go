@@ -1,12 +1,10 @@
 package shell
 
 import (
-	"encoding/json"
-	"os"
-	"os/exec"
+	"fmt"
 	"os/signal"
-	"sync"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,93 +19,177 @@ import (
 // (planc closed the scope, or died) it kills the process group of every
 // step it still runs and returns; its exit ends whatever is left in the
 // namespace.
+//
+// Everything happens in one loop on this thread, with no other goroutine:
+// it sleeps in poll on the socket and on a pidfd of each step's main
+// process, starts what was asked, reaps what ended (the orphans of the
+// steps too) and sends the replies that are ready together in one
+// message.
 func serveSpawner(c shimConfig) int {
 	const sock = fdReport
-	var sendMu sync.Mutex
-	send := func(rep spawnReply) {
-		b, _ := json.Marshal(rep)
-		sendMu.Lock()
-		defer sendMu.Unlock()
-		unix.Write(sock, b)
-	}
 	if err := shimSetUp(c); err != nil {
-		send(spawnReply{Err: "protecting the step's read-only paths: " + err.Error()})
+		msg := "protecting the step's read-only paths: " + err.Error()
+		unix.Write(sock, appendReply(nil, spawnReply{Kind: replyFailed, Err: msg}))
 		return 127
 	}
+	devNull, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Write(sock, appendReply(nil, spawnReply{Kind: replyFailed, Err: "opening /dev/null: " + err.Error()}))
+		return 127
+	}
+	quietChildren()
+	sp := spawnd{sock: sock, devNull: devNull, running: map[int]runningStep{}}
+	sp.out = appendReply(sp.out, spawnReply{Kind: replyReady})
+	sp.flush()
+	sp.serve()
+	for pid, r := range sp.running {
+		unix.Kill(-pid, unix.SIGKILL) // each step leads its own session
+		unix.Close(r.pidfd)
+	}
+	return 0
+}
 
-	var mu sync.Mutex
-	running := map[int]uint64{} // a step's main process → its request
-	sigchld := make(chan os.Signal, 1)
-	signal.Notify(sigchld, unix.SIGCHLD)
-	go func() {
-		for range sigchld {
-			for {
-				var ws unix.WaitStatus
-				pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
-				if err == unix.EINTR {
-					continue
-				}
-				if pid <= 0 || err != nil {
-					break
-				}
-				// A step is in running before its pid could be
-				// reaped: the start holds mu until it is.
-				mu.Lock()
-				id, ok := running[pid]
-				delete(running, pid)
-				mu.Unlock()
-				if ok {
-					send(spawnReply{ID: id, Done: true, Status: uint32(ws)})
-				}
-			}
-		}
-	}()
-	send(spawnReply{})
+// quietChildren keeps the end of a child from interrupting the spawner:
+// the loop learns of a step's end from its pidfd, and reaps the orphans
+// of a step when planc says it killed some, and after every message.
+// ShimMain's catching of every signal would wake a goroutine per SIGCHLD,
+// and the Go runtime's handler, which stays installed, would interrupt a
+// thread: SIGCHLD goes back to the kernel's default, under which it is
+// discarded without waking anyone (and, unlike SIG_IGN, children still
+// wait to be reaped).
+func quietChildren() {
+	signal.Reset(syscall.SIGCHLD)
+	var act [4]uint64 // struct sigaction, all zero: SIG_DFL, no flags, no mask
+	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(unix.SIGCHLD), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+}
 
+// runningStep is a step's main process as the spawner tracks it.
+type runningStep struct {
+	id    uint64 // its request
+	pidfd int
+}
+
+// spawnd is the spawner's state.
+type spawnd struct {
+	sock    int
+	devNull int
+	running map[int]runningStep // by pid
+	out     []byte              // the replies not sent yet
+	pfds    []unix.PollFd
+}
+
+// maxBatch is the size past which the replies go out at once.
+const maxBatch = 32 << 10
+
+// serve runs the loop until the socket ends.
+func (sp *spawnd) serve() {
 	buf := make([]byte, maxMessage)
 	oob := make([]byte, unix.CmsgSpace(2*4))
 	for {
-		n, oobn, flags, _, err := unix.Recvmsg(sock, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		sp.pfds = append(sp.pfds[:0], unix.PollFd{Fd: int32(sp.sock), Events: unix.POLLIN})
+		for _, r := range sp.running {
+			sp.pfds = append(sp.pfds, unix.PollFd{Fd: int32(r.pidfd), Events: unix.POLLIN})
+		}
+		if _, err := unix.Poll(sp.pfds, -1); err != nil && err != unix.EINTR {
+			return
+		}
+		if sp.pfds[0].Revents != 0 {
+			for {
+				n, oobn, flags, _, err := unix.Recvmsg(sp.sock, buf, oob, unix.MSG_CMSG_CLOEXEC|unix.MSG_DONTWAIT)
+				if err == unix.EINTR {
+					continue
+				}
+				if err == unix.EAGAIN {
+					break
+				}
+				if err != nil || n == 0 {
+					sp.reap()
+					sp.flush()
+					return
+				}
+				sp.handle(buf[:n], oob[:oobn], flags)
+			}
+		}
+		sp.reap()
+		sp.flush()
+	}
+}
+
+// handle serves one request message.
+func (sp *spawnd) handle(msg, oob []byte, flags int) {
+	fds := rights(oob)
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	req, err := decodeRequest(msg)
+	switch {
+	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
+		err = fmt.Errorf("malformed request to the spawner: truncated")
+	case err == nil && req.Op == opSpawn && len(fds) != 2, err == nil && req.Op == opReap && len(fds) != 0:
+		err = fmt.Errorf("malformed request to the spawner: %d descriptors", len(fds))
+	}
+	if err != nil {
+		sp.queue(spawnReply{ID: req.ID, Kind: replyFailed, Err: err.Error()})
+		return
+	}
+	if req.Op == opReap {
+		return // the loop reaps after every message
+	}
+	pidfd := -1
+	attr := &syscall.ProcAttr{
+		Dir:   req.Dir,
+		Env:   req.Env,
+		Files: []uintptr{uintptr(sp.devNull), uintptr(fds[0]), uintptr(fds[0])},
+		Sys:   &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: fds[1], PidFD: &pidfd},
+	}
+	pid, err := syscall.ForkExec(req.File, req.Argv, attr)
+	if err != nil {
+		msg := fmt.Sprintf("fork/exec %s: %v", req.File, err)
+		sp.queue(spawnReply{ID: req.ID, Kind: replyFailed, Err: msg})
+		return
+	}
+	sp.running[pid] = runningStep{id: req.ID, pidfd: pidfd}
+}
+
+// reap reaps every process of the namespace that has ended, and queues
+// the end of each step's main process.
+func (sp *spawnd) reap() {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil || n == 0 {
-			break
+		if pid <= 0 || err != nil {
+			return
 		}
-		fds := rights(oob[:oobn])
-		var req spawnRequest
-		jerr := json.Unmarshal(buf[:n], &req)
-		if jerr != nil || len(fds) != 2 || flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 {
-			for _, fd := range fds {
-				unix.Close(fd)
-			}
-			send(spawnReply{ID: req.ID, Err: "malformed request to the spawner"})
+		if r, ok := sp.running[pid]; ok {
+			delete(sp.running, pid)
+			unix.Close(r.pidfd)
+			sp.queue(spawnReply{ID: r.id, Kind: replyDone, Status: uint32(ws)})
+		}
+	}
+}
+
+// queue queues rep, sending the queue first when it is long.
+func (sp *spawnd) queue(rep spawnReply) {
+	if len(sp.out) >= maxBatch {
+		sp.flush()
+	}
+	sp.out = appendReply(sp.out, rep)
+}
+
+// flush sends the queued replies in one message.
+func (sp *spawnd) flush() {
+	for len(sp.out) > 0 {
+		_, err := unix.Write(sp.sock, sp.out)
+		if err == unix.EINTR || err == unix.EAGAIN {
 			continue
 		}
-		out := os.NewFile(uintptr(fds[0]), "output")
-		cmd := &exec.Cmd{Path: req.File, Args: req.Argv, Dir: req.Dir, Env: req.Env, Stdout: out, Stderr: out}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, UseCgroupFD: true, CgroupFD: fds[1]}
-		// The reply with the pid goes out before the reaper can report
-		// the step's end.
-		mu.Lock()
-		err = cmd.Start()
-		if err == nil {
-			running[cmd.Process.Pid] = req.ID
-			send(spawnReply{ID: req.ID, Pid: cmd.Process.Pid})
-			cmd.Process.Release() // the reaper waits for it
-		} else {
-			send(spawnReply{ID: req.ID, Err: err.Error()})
-		}
-		mu.Unlock()
-		out.Close()
-		unix.Close(fds[1])
+		sp.out = sp.out[:0]
 	}
-	mu.Lock()
-	for pid := range running {
-		unix.Kill(-pid, unix.SIGKILL) // each step leads its own session
-	}
-	mu.Unlock()
-	return 0
 }
 
 // rights returns the descriptors passed in a control message.

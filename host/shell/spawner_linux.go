@@ -9,14 +9,15 @@ package shell
 //
 // It starts in the scope (its steps' cgroup namespace is rooted there),
 // moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
-// socket pair (its fd 3): a request is one JSON spawnRequest with two
-// descriptors (the step's output pipe and its leaf cgroup, into which the
-// spawner clones the step with CLONE_INTO_CGROUP); the replies are JSON
-// spawnReply messages: the spawner's readiness (ID 0), then per request
-// the step's pid or why it did not start, then its wait status.
+// socket pair (its fd 3), in the compact format of spawnproto_linux.go: a
+// request is one message with two descriptors (the step's output pipe and
+// its leaf cgroup, into which the spawner clones the step with
+// CLONE_INTO_CGROUP); a reply message holds one or more replies: the
+// spawner's readiness (ID 0), then per request one, either why the step
+// did not start or, once it has ended, its wait status. The runner does
+// not wait for the start: the step's wait returns either.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -28,24 +29,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// spawnRequest asks the spawner to start one step.
-type spawnRequest struct {
-	ID   uint64   `json:"id"`
-	File string   `json:"file"`
-	Argv []string `json:"argv"`
-	Dir  string   `json:"dir,omitempty"`
-	Env  []string `json:"env"`
-}
-
-// spawnReply is one message from the spawner.
-type spawnReply struct {
-	ID     uint64 `json:"id"`
-	Err    string `json:"err,omitempty"`
-	Pid    int    `json:"pid,omitempty"`
-	Done   bool   `json:"done,omitempty"`
-	Status uint32 `json:"status,omitempty"`
-}
-
 // maxMessage bounds one message on the spawner's socket; a request that
 // does not fit runs through a shim of its own.
 const maxMessage = 4 << 20
@@ -55,16 +38,15 @@ var errTooBig = errors.New("request too big for the spawner")
 
 // spawner is the runner's side of one spawner process.
 type spawner struct {
-	fd     int // our end of the socket
-	cmd    *exec.Cmd
-	leaf   *leaf
-	sendMu sync.Mutex
+	fd   int // our end of the socket
+	cmd  *exec.Cmd
+	leaf *leaf
 
 	mu    sync.Mutex
 	next  uint64
-	waits map[uint64]chan spawnReply
-	err   error         // why the spawner is gone, once it is
-	done  chan struct{} // closed when the reader has ended
+	waits map[uint64]chan spawnReply // by request id
+	err   error                      // why the spawner is gone, once it is
+	done  chan struct{}              // closed when the reader has ended
 	once  sync.Once
 }
 
@@ -130,59 +112,53 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 		l.finish()
 		return nil, fmt.Errorf("starting the spawner: %w", err)
 	}
-	rep, err := spw.read(make([]byte, 64<<10))
-	if err == nil && rep.Err != "" {
-		err = errors.New(rep.Err)
+	var ready spawnReply
+	buf := make([]byte, 64<<10)
+	err = spw.read(buf, func(rep spawnReply) { ready = rep })
+	if err == nil && ready.Kind == replyFailed {
+		err = errors.New(ready.Err)
 	}
 	if err != nil {
 		close(spw.done)
 		spw.close()
 		return nil, err
 	}
-	go spw.readReplies()
+	go spw.readReplies(buf)
 	return spw, nil
 }
 
-// read reads one reply.
-func (spw *spawner) read(buf []byte) (spawnReply, error) {
-	var rep spawnReply
+// read reads one message of replies and calls each with every one.
+func (spw *spawner) read(buf []byte, each func(spawnReply)) error {
 	for {
 		n, err := unix.Read(spw.fd, buf)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return rep, fmt.Errorf("the spawner's socket: %w", err)
+			return fmt.Errorf("the spawner's socket: %w", err)
 		}
 		if n == 0 {
-			return rep, errors.New("the spawner of protected steps ended")
+			return errors.New("the spawner of protected steps ended")
 		}
-		if err := json.Unmarshal(buf[:n], &rep); err != nil {
-			return rep, fmt.Errorf("the spawner's reply: %w", err)
-		}
-		return rep, nil
+		return decodeReplies(buf[:n], each)
 	}
 }
 
 // readReplies hands each reply to the step waiting for it, until the
 // spawner is gone; then every waiting step learns why.
-func (spw *spawner) readReplies() {
-	buf := make([]byte, 64<<10)
+func (spw *spawner) readReplies(buf []byte) {
 	var err error
-	for {
-		var rep spawnReply
-		if rep, err = spw.read(buf); err != nil {
-			break
-		}
+	hand := func(rep spawnReply) {
 		spw.mu.Lock()
 		ch := spw.waits[rep.ID]
-		if rep.Done || rep.Err != "" {
-			delete(spw.waits, rep.ID)
-		}
+		delete(spw.waits, rep.ID)
 		spw.mu.Unlock()
 		if ch != nil {
 			ch <- rep
 		}
+	}
+	for err == nil {
+		err = spw.read(buf, hand)
 	}
 	spw.mu.Lock()
 	spw.err = err
@@ -203,10 +179,15 @@ func (spw *spawner) gone() error {
 
 // spawn has the spawner start req in the leaf cgroup open as cgroupFD,
 // with out as its standard output and error, and returns how to wait for
-// its main process. It returns errTooBig when req does not fit in one
-// message.
+// its main process: the wait returns a *startError when the step did not
+// start. It returns errTooBig when req does not fit in one message.
 func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
-	ch := make(chan spawnReply, 2)
+	req.Op = opSpawn
+	req.Env = dedupEnv(req.Env)
+	if requestSize(req) > maxMessage-(64<<10) {
+		return nil, errTooBig
+	}
+	ch := make(chan spawnReply, 1)
 	spw.mu.Lock()
 	if spw.err != nil {
 		spw.mu.Unlock()
@@ -216,44 +197,87 @@ func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() 
 	req.ID = spw.next
 	spw.waits[req.ID] = ch
 	spw.mu.Unlock()
-	drop := func() {
+	err := spw.send(req, unix.UnixRights(int(out.Fd()), cgroupFD))
+	if err != nil {
 		spw.mu.Lock()
 		delete(spw.waits, req.ID)
 		spw.mu.Unlock()
-	}
-	data, err := json.Marshal(req)
-	if err != nil {
-		drop()
 		return nil, err
-	}
-	if len(data) > maxMessage-(64<<10) {
-		drop()
-		return nil, errTooBig
-	}
-	spw.sendMu.Lock()
-	err = unix.Sendmsg(spw.fd, data, unix.UnixRights(int(out.Fd()), cgroupFD), nil, 0)
-	spw.sendMu.Unlock()
-	if err != nil {
-		drop()
-		if err == unix.EMSGSIZE {
-			return nil, errTooBig
-		}
-		return nil, fmt.Errorf("asking the spawner: %w", err)
-	}
-	rep, ok := <-ch
-	if !ok {
-		return nil, spw.gone()
-	}
-	if rep.Err != "" {
-		return nil, errors.New(rep.Err)
 	}
 	return func() (syscall.WaitStatus, error) {
 		rep, ok := <-ch
-		if !ok {
+		switch {
+		case !ok:
 			return 0, spw.gone()
+		case rep.Kind == replyFailed:
+			return 0, &startError{errors.New(rep.Err)}
 		}
 		return syscall.WaitStatus(rep.Status), nil
 	}, nil
+}
+
+// dedupEnv keeps only the last of the settings of a variable that env
+// sets more than once, as os/exec does for the steps started directly.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	if len(last) == len(env) {
+		return env
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// sendBufs recycles the buffers requests are encoded in.
+var sendBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// send sends req with the descriptors in oob.
+func (spw *spawner) send(req spawnRequest, oob []byte) error {
+	bp := sendBufs.Get().(*[]byte)
+	data := appendRequest((*bp)[:0], req)
+	// A SOCK_SEQPACKET message goes whole: senders need no lock.
+	err := unix.Sendmsg(spw.fd, data, oob, nil, 0)
+	if cap(data) <= 64<<10 {
+		*bp = data
+		sendBufs.Put(bp)
+	}
+	switch {
+	case err == unix.EMSGSIZE:
+		return errTooBig
+	case err != nil:
+		return fmt.Errorf("asking the spawner: %w", err)
+	}
+	return nil
+}
+
+// reap has the spawner reap the processes that ended in its namespace
+// (the orphans of a step, which no pidfd of its tells it about).
+func (spw *spawner) reap() {
+	spw.send(spawnRequest{ID: ^uint64(0), Op: opReap}, nil)
+}
+
+// removeLeaf removes the leaf dir of a step the spawner started; when
+// processes of the step were left in it, which removeCgroup kills, the
+// spawner reaps them.
+func (spw *spawner) removeLeaf(dir string) error {
+	err := unix.Rmdir(dir)
+	if err == unix.EBUSY {
+		err = removeCgroup(dir)
+		spw.reap()
+		return err
+	}
+	if err == nil || err == unix.ENOENT {
+		return nil
+	}
+	return fmt.Errorf("removing %s: %w", dir, err)
 }
 
 // close ends the spawner: its socket is shut, which makes it kill the

@@ -44,6 +44,18 @@ func TestSpawnedStep(t *testing.T) {
 	}
 }
 
+// A protected step sees the last setting of a variable its environment
+// sets twice, as a step started directly does.
+func TestSpawnedEnvDuplicates(t *testing.T) {
+	s := protectedScope(t)
+	for _, protect := range [][]string{nil, {t.TempDir()}} {
+		r := s.Run(context.Background(), Spec{Argv: []string{"env"}, Env: []string{"A=1", "B=x", "A=2"}, Protect: protect})
+		if r.Err != nil || string(r.Output) != "B=x\nA=2\n" {
+			t.Errorf("protect %q: output %q, %v; want A=2 once", protect, r.Output, r.Err)
+		}
+	}
+}
+
 // Scope.Kill ends protected steps and their spawner at once.
 func TestKillProtected(t *testing.T) {
 	s := protectedScope(t)
