@@ -21,11 +21,11 @@ type scopeSys struct {
 	dir string // the scope's cgroup directory
 	seq int    // the last leaf's number
 
-	perStep  bool                // a shim per protected step, no spawner (tests)
-	lock     string              // the lock to use instead of this process's (tests)
-	spawnMu  sync.Mutex          // held while a spawner starts
-	spawners map[string]*spawner // by protected paths
-	guard    *guard              // what ends the scope if this process dies
+	perStep  bool                  // a shim per protected step, no spawner (tests)
+	lock     string                // the lock to use instead of this process's (tests)
+	spawnMu  sync.Mutex            // held while a spawner starts
+	spawners map[string][]*spawner // by protected paths
+	guard    *guard                // what ends the scope if this process dies
 }
 
 // probeSeq numbers this process's probes.
@@ -148,8 +148,10 @@ func (s *Scope) Close() (err error) {
 	}
 	s.runs.Wait()
 	s.sys.spawnMu.Lock()
-	for _, spw := range s.sys.spawners {
-		spw.close()
+	for _, pool := range s.sys.spawners {
+		for _, spw := range pool {
+			spw.close()
+		}
 	}
 	s.sys.spawnMu.Unlock()
 	if err := waitEmpty(s.sys.dir); err != nil {

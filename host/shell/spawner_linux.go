@@ -1,11 +1,15 @@
 package shell
 
-// The spawner: one `planc __shim -spawn` per scope and set of protected
-// paths, already in the namespaces and under the restrictions that the
-// shim sets up (shim_linux.go), which starts each protected step as its
-// own child. It spares each step a re-exec of planc and the set-up, which
-// would be most of what a step costs: the set-up is per scope, not per
-// step.
+// The spawner: a `planc __shim -spawn`, already in the namespaces and
+// under the restrictions that the shim sets up (shim_linux.go), which
+// starts each protected step as its own child. It spares each step a
+// re-exec of planc and the set-up, which would be most of what a step
+// costs: the set-up is per scope, not per step. A scope runs one spawner
+// per set of protected paths, and up to maxSpawners while steps start in
+// parallel (spawnerFor): forking a step waits until it has exec'd, so one
+// spawner starts one step at a time. Each is the same shim, set up the
+// same way, process 1 of a PID namespace of its own: steps of different
+// spawners do not see each other's processes.
 //
 // It starts in the scope (its steps' cgroup namespace is rooted there),
 // moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
@@ -22,6 +26,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -50,8 +55,17 @@ type spawner struct {
 	once  sync.Once
 }
 
-// spawnerFor returns the scope's spawner for protect, starting it when
-// there is none or the last one is gone.
+// maxSpawners bounds the spawners a scope runs for one set of protected
+// paths: min(GOMAXPROCS, 4).
+func maxSpawners() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// spawnerFor returns a spawner of the scope for protect: the one with the
+// fewest steps in flight, or a new one when every one has a step in
+// flight and there are fewer than maxSpawners. A spawner starts one step
+// at a time (fork waits until the step has exec'd), so a second one lets
+// two steps start at once. Each is a shim of its own, set up by the same
+// path as the first: its restrictions are the same by construction, and
+// as process 1 of its own PID namespace it reaps its own orphans.
 func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	key := strings.Join(protect, "\x00")
 	s.sys.spawnMu.Lock()
@@ -59,21 +73,35 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	if err := s.ended(); err != nil {
 		return nil, err
 	}
-	if spw := s.sys.spawners[key]; spw != nil {
-		if spw.gone() == nil {
-			return spw, nil
+	pool := s.sys.spawners[key][:0] // the ones that still serve
+	var best *spawner
+	bestLoad := 0
+	for _, spw := range s.sys.spawners[key] {
+		load, err := spw.load()
+		if err != nil {
+			spw.close()
+			continue
 		}
-		spw.close()
-		delete(s.sys.spawners, key)
+		pool = append(pool, spw)
+		if best == nil || load < bestLoad {
+			best, bestLoad = spw, load
+		}
+	}
+	if s.sys.spawners == nil {
+		s.sys.spawners = map[string][]*spawner{}
+	}
+	s.sys.spawners[key] = pool
+	if best != nil && (bestLoad == 0 || len(pool) >= maxSpawners()) {
+		return best, nil
 	}
 	spw, err := s.startSpawner(protect)
 	if err != nil {
+		if best != nil {
+			return best, nil // the ones that serve still do
+		}
 		return nil, err
 	}
-	if s.sys.spawners == nil {
-		s.sys.spawners = map[string]*spawner{}
-	}
-	s.sys.spawners[key] = spw
+	s.sys.spawners[key] = append(pool, spw)
 	return spw, nil
 }
 
@@ -168,6 +196,14 @@ func (spw *spawner) readReplies(buf []byte) {
 	}
 	spw.mu.Unlock()
 	close(spw.done)
+}
+
+// load returns the number of steps in flight on the spawner, or why it is
+// gone.
+func (spw *spawner) load() (int, error) {
+	spw.mu.Lock()
+	defer spw.mu.Unlock()
+	return len(spw.waits), spw.err
 }
 
 // gone returns why the spawner is gone, or nil while it serves.
