@@ -11,116 +11,68 @@ import (
 	"testing"
 )
 
-// outsideName is a way of naming a document that is not in the repository,
-// and what to write instead.
-type outsideName struct {
-	re *regexp.Regexp
-	// allowed reports whether the match at [i, j) of line in file f names
-	// a document of the repository after all; nil: never.
-	allowed func(f repoFile, line string, i, j int) bool
-	// fix says what to write instead, given the line and, around it, the
-	// lines before and after.
-	fix func(line, around string) string
-}
+// climbRE finds a relative path that climbs out of its directory, such as
+// ../notes/spec.md: where it lands is worked out from the file it is in.
+var climbRE = regexp.MustCompile(`(?:\.\./)+[A-Za-z0-9_.-][A-Za-z0-9_./-]*`)
 
-// outsideNames are the design notes the project was built from and that a
-// reader of the repository never sees. The repository's own documents
-// replace them: docs/plans.md the specification, docs/semantics.md its
-// decisions, docs/cli.md the command line, docs/running.md the runtime.
-var outsideNames = []outsideName{
-	{re: regexp.MustCompile(`(\.\./)+shared/|\bshared/(seed|design)/`),
-		fix: func(l, a string) string {
-			return "names a file outside the repository; " + specFix(l, a, "cite the repository's own document")
-		}},
-	{re: regexp.MustCompile(`\bplans\.txt\b`),
-		fix: func(l, a string) string {
-			return "names the specification's file; " + specFix(l, a, "cite docs/plans.md")
-		}},
-	{re: regexp.MustCompile(`(?i)\bthe seed\b|\bseed's\b`),
-		fix: func(l, a string) string {
-			return `names "the seed" as a document; ` + specFix(l, a, "cite docs/plans.md")
-		}},
-	{re: regexp.MustCompile(`\bruntime\.md\b`),
-		fix: func(l, a string) string { return "names the design notes' runtime page; " + runtimeFix(l, a) }},
-	{re: regexp.MustCompile(`\bcontainment\.md\b`),
-		fix: func(string, string) string {
-			return "names the design notes' containment page; cite docs/security.md, or docs/running.md for the shell steps' protection"
-		}},
-	{re: regexp.MustCompile(`\barchitecture\.md\b`),
-		fix: func(string, string) string {
-			return "names the design notes' architecture page; cite the package's place in the flow (its package comment, docs/embedding.md)"
-		}},
-	{re: regexp.MustCompile(`\bcli\.md\b`),
-		allowed: func(f repoFile, line string, i, _ int) bool {
-			return strings.HasSuffix(line[:i], "docs/") ||
-				strings.HasPrefix(f.rel, "docs/") && strings.HasSuffix(f.rel, ".md")
-		},
-		fix: func(string, string) string { return `names the design notes' command-line page; write "docs/cli.md"` }},
-}
+// bareDocRE finds a page named without its directory, such as running.md
+// where docs/running.md is meant.
+var bareDocRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_./-])([A-Za-z0-9_-]+\.md)\b`)
 
-// specSections are the sections of docs/plans.md, by words of a line that
-// cites the specification, in the order they are tried.
-var specSections = []struct {
-	words []string
-	fix   string
-}{
-	{[]string{"cancel", "numbered list"}, `cite docs/plans.md, "Cancel" (S22, S30)`},
-	{[]string{"failure"}, `cite docs/plans.md, "Failure" (S18)`},
-	{[]string{"may reach"}, `cite docs/plans.md, "Step refusals"`},
-	{[]string{"report"}, `cite docs/plans.md, "The report"`},
-	{[]string{"refusal", "list"}, `cite docs/plans.md, "What is refused before anything runs"`},
-	{[]string{"shape", "fields", "required", "does not define"}, `cite docs/plans.md, "The plan" and "Steps"`},
-	{[]string{"example"}, `cite docs/plans.md, "An example"`},
-}
-
-// specFix picks the section of docs/plans.md that a line citing the
-// specification most likely means, from the line itself and then from the
-// lines around it; dflt when none fits.
-func specFix(line, around, dflt string) string {
-	for _, text := range []string{line, around} {
-		l := strings.ToLower(text)
-		for _, s := range specSections {
-			for _, w := range s.words {
-				if strings.Contains(l, w) {
-					return s.fix
-				}
-			}
+// prose returns the part of line that is written for people: a Markdown
+// line whole, a Go line's comment; "" for anything else (code, data).
+func prose(rel, line string) string {
+	switch filepath.Ext(rel) {
+	case ".md":
+		return line
+	case ".go":
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "//") {
+			return t
 		}
-	}
-	return dflt
-}
-
-// runtimeFix picks the repository's page for a section of the design
-// notes' runtime page, from the line and then from the lines around it.
-func runtimeFix(line, around string) string {
-	if fix := runtimeSection(line); fix != "" {
-		return fix
-	}
-	if fix := runtimeSection(around); fix != "" {
-		return fix
-	}
-	return "cite docs/running.md (or the page of docs/ that holds the subject)"
-}
-
-// runtimeSection is runtimeFix for one text; "" when no section fits.
-func runtimeSection(context string) string {
-	for _, s := range []struct{ section, doc string }{
-		{"Session and", "docs/running.md, \"The session directory\""},
-		{"Capsule manifest", "docs/manifest.md"},
-		{"Refusals of", "docs/plans.md, \"Step refusals\""},
-		{"Shell steps", "docs/running.md, \"Shell steps and the cgroup scope\""},
-		{"Capsules, the roost", "docs/capsules.md"},
-		{`"Trace"`, "docs/trace.md"},
-		{"trace", "docs/trace.md"},
-		{"event", "docs/trace.md"},
-		{`"Tools"`, "docs/mcp.md (MCP servers) or docs/plans.md, \"Tool steps\" (built-in tools)"},
-		{"cgroup", "docs/running.md, \"The cgroup scope\""},
-	} {
-		if strings.Contains(context, s.section) {
-			return "cite " + s.doc
+		if i := strings.Index(line, " // "); i >= 0 {
+			return line[i:]
 		}
 	}
 	return ""
+}
+
+// outsideFindings are the ways text of file rel names a document the
+// repository does not have: a path that climbs out of the repository, or
+// a page named without its directory that is not beside the file (a Go
+// comment names pages from the root: docs/running.md, README.md).
+func outsideFindings(rel, text string) []string {
+	var out []string
+	dir := filepath.Dir(filepath.FromSlash(rel))
+	for _, m := range climbRE.FindAllString(text, -1) {
+		if r, err := filepath.Rel(".", filepath.Join(dir, filepath.FromSlash(m))); err != nil || !filepath.IsLocal(r) {
+			out = append(out, fmt.Sprintf("names %q, outside the repository, which a clone does not have; cite a page of docs/ (the README's Documentation table lists them) or a number of %s", m, semanticsDoc))
+		}
+	}
+	base := dir
+	if filepath.Ext(rel) == ".go" {
+		base = "."
+	}
+	for _, sm := range bareDocRE.FindAllStringSubmatch(text, -1) {
+		name := sm[1]
+		if name == sessionNotes || exists(filepath.Join(base, name)) {
+			continue
+		}
+		if exists(filepath.Join("docs", name)) {
+			out = append(out, fmt.Sprintf("names %q without its directory; write docs/%s", name, name))
+		} else {
+			out = append(out, fmt.Sprintf("names %q, a page the repository does not have; cite a page of docs/ (the README's Documentation table lists them)", name))
+		}
+	}
+	return out
+}
+
+// sessionNotes is a file planc writes in a session directory, not a page.
+const sessionNotes = "notes.md"
+
+// exists reports whether rel, a path from the repository's root, exists.
+func exists(rel string) bool {
+	_, err := os.Stat(filepath.Join(repoRoot, rel))
+	return err == nil
 }
 
 // TestDocsNoOutsidePaths: no file of the repository names a document
@@ -132,18 +84,11 @@ func TestDocsNoOutsidePaths(t *testing.T) {
 			if !mayNameOutside(line) {
 				continue
 			}
-			around := strings.Join(f.lines[max(n-1, 0):min(n+2, len(f.lines))], " ")
-			for _, o := range outsideNames {
-				for _, m := range o.re.FindAllStringIndex(line, -1) {
-					if o.allowed != nil && o.allowed(f, line, m[0], m[1]) {
-						continue
-					}
-					msg := fmt.Sprintf("%q %s", line[m[0]:m[1]], o.fix(line, around))
-					if f.rel == "README.md" && strings.HasPrefix(line, "| `") {
-						msg += " (the codes table is made from the rules' Doc strings: fix the rule's, then go test ./golden -update)"
-					}
-					out = append(out, finding{f.rel, n + 1, msg})
+			for _, msg := range outsideFindings(f.rel, prose(f.rel, line)) {
+				if f.rel == "README.md" && strings.HasPrefix(line, "| `") {
+					msg += " (the codes table is made from the rules' Doc strings: fix the rule's, then go test ./golden -update)"
 				}
+				out = append(out, finding{f.rel, n + 1, msg})
 			}
 			for _, m := range docPathRE.FindAllString(line, -1) {
 				if _, err := os.Stat(filepath.Join(repoRoot, filepath.FromSlash(m))); err != nil {
@@ -156,9 +101,9 @@ func TestDocsNoOutsidePaths(t *testing.T) {
 }
 
 // mayNameOutside is a cheap first look: only a line holding one of these
-// can match outsideNames or docPathRE.
+// can match climbRE, bareDocRE or docPathRE.
 func mayNameOutside(line string) bool {
-	for _, s := range []string{".md", ".json", "shared/", ".txt", "seed", "Seed", "SEED"} {
+	for _, s := range []string{".md", ".json", "../"} {
 		if strings.Contains(line, s) {
 			return true
 		}
@@ -284,20 +229,22 @@ func TestDocsCheckersFind(t *testing.T) {
 	if got, want := fmt.Sprint(citedNumbers("S1…S3, V12, P4-P5 and S2 again; not S-1 or XS9")), "[S1 S2 S3 P4 P5 V12]"; got != want {
 		t.Errorf("citedNumbers = %s, want %s", got, want)
 	}
-	goFile := repoFile{rel: "x/x.go"}
-	for line, bad := range map[string]bool{
-		"// see ../shared/seed/plans.txt": true, "// planc run (cli.md)": true, "// the seed's report": true,
-		"// runtime.md, \"Trace\"": true, "// docs/cli.md": false, "seed := rng.Uint64()": false,
-		"// seed-refresh-fixtures.json": false,
+	for _, tc := range []struct {
+		rel, line string
+		bad       bool
+	}{
+		{"x/x.go", "// see ../../notes/spec.md", true}, // climbs out of the repository
+		{"x/x.go", "// see ../README.md", false},       // climbs, but stays inside
+		{"x/x.go", "// planc run (running.md)", true},  // a page without its directory
+		{"x/x.go", "// see docs/running.md and README.md", false},
+		{"x/x.go", "// the design (design.md)", true},            // no such page
+		{"x/x.go", `p := filepath.Join("..", "../x.md")`, false}, // code, not a comment
+		{"docs/x.md", "as [running.md](running.md) says", false}, // beside the page
+		{"docs/x.md", "see ../../outside/notes.md", true},
+		{"x/x.go", "// seed-refresh-fixtures.json", false},
 	} {
-		found := false
-		for _, o := range outsideNames {
-			for _, m := range o.re.FindAllStringIndex(line, -1) {
-				found = found || o.allowed == nil || !o.allowed(goFile, line, m[0], m[1])
-			}
-		}
-		if found != bad {
-			t.Errorf("outsideNames on %q: found %v, want %v", line, found, bad)
+		if got := outsideFindings(tc.rel, prose(tc.rel, tc.line)); (len(got) > 0) != tc.bad {
+			t.Errorf("outsideFindings(%q, %q) = %q, want a finding: %v", tc.rel, tc.line, got, tc.bad)
 		}
 	}
 }
