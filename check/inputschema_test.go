@@ -217,27 +217,24 @@ func TestToolInputHints(t *testing.T) {
 		`{"id": "g", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "st": "$a.status", "extra": 1}}`,
 		`{"id": "h", "tool": "t", "depends_on": ["a"], "input": {"env": "$a.output", "st": "$a.status", "service": "api-3"}}`,
 	}
-	fresh := 0
-	var alone []string
-	for _, s := range steps {
-		fresh++
-		for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), s) {
-			if strings.HasPrefix(f, "1:") {
-				continue // step a's, whose input {} lacks env
+	// columns returns the tool-input findings of steps against a schema
+	// compiled afresh for each n, without step a's (its input {} lacks
+	// env) and without line numbers: each step alone is on line 2, step i
+	// of the whole plan on line i+2, so the columns are compared.
+	columns := func(n int, steps string) []string {
+		var out []string
+		for _, f := range checkTool(t, fmt.Sprintf(schema, n), steps) {
+			if !strings.HasPrefix(f, "1:") {
+				out = append(out, f[strings.IndexByte(f, ':'):])
 			}
-			// Each plan has the step on line 2; the whole plan has step
-			// i on line i+2: the columns are compared.
-			alone = append(alone, f[strings.IndexByte(f, ':'):])
 		}
+		return out
 	}
-	fresh++
-	var together []string
-	for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), strings.Join(steps, ",\n")) {
-		if strings.HasPrefix(f, "1:") {
-			continue
-		}
-		together = append(together, f[strings.IndexByte(f, ':'):])
+	var alone []string
+	for i, s := range steps {
+		alone = append(alone, columns(i, s)...)
 	}
+	together := columns(len(steps), strings.Join(steps, ",\n"))
 	if d := cmp.Diff(alone, together); d != "" {
 		t.Errorf("findings alone vs together (-alone +together):\n%s", d)
 	}
@@ -246,13 +243,7 @@ func TestToolInputHints(t *testing.T) {
 	}
 	// A second check against the same compiled schema, with its hints in
 	// place, finds the same again.
-	var again []string
-	for _, f := range checkTool(t, fmt.Sprintf(schema, fresh), strings.Join(steps, ",\n")) {
-		if strings.HasPrefix(f, "1:") {
-			continue
-		}
-		again = append(again, f[strings.IndexByte(f, ':'):])
-	}
+	again := columns(len(steps), strings.Join(steps, ",\n"))
 	if d := cmp.Diff(together, again); d != "" {
 		t.Errorf("second check (-first +second):\n%s", d)
 	}
