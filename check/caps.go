@@ -78,6 +78,13 @@ func (c *Capabilities) WithSchemas(schemas map[string]json.RawMessage) *Capabili
 	return &out
 }
 
+// WithMCP returns a copy of c whose inventory also holds the tools the
+// manifest's MCP servers listed, each with its input schema (JSON text, or
+// nil for none): WithTools and WithSchemas together.
+func (c *Capabilities) WithMCP(tools map[string]json.RawMessage) *Capabilities {
+	return c.WithTools(slices.Sorted(maps.Keys(tools))...).WithSchemas(tools)
+}
+
 // uniq drops later repeats from names, keeping the first of each in order.
 func uniq(names []string) []string {
 	seen := make(map[string]bool, len(names))

@@ -2,8 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/parser"
@@ -62,7 +60,7 @@ func LoadLimits(src []byte, caps *Capabilities, lim parser.Limits) (*Plan, []Dia
 // when it is refused, and the diagnostics of this check, sorted by
 // position.
 func (p *Plan) WithTools(tools map[string]json.RawMessage) (*Plan, []Diagnostic) {
-	caps := p.caps.WithTools(slices.Sorted(maps.Keys(tools))...).WithSchemas(tools)
+	caps := p.caps.WithMCP(tools)
 	ds := Check(p.syntax, caps)
 	if ast.HasErrors(ds) {
 		return nil, ds

@@ -34,10 +34,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -303,7 +301,7 @@ func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) 
 		}
 		s.mcpTools, s.listed = inputs, true
 	}
-	return caps.WithTools(slices.Sorted(maps.Keys(s.mcpTools))...).WithSchemas(s.mcpTools), nil
+	return caps.WithMCP(s.mcpTools), nil
 }
 
 // workDir returns dir made absolute, "" being the current directory.

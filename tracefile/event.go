@@ -114,9 +114,9 @@ type Note struct {
 // for a terminal (control characters escaped).
 func (n Note) String() string {
 	if n.Line > 0 {
-		return clean(fmt.Sprintf("line %d: %s", n.Line, n.Text))
+		return Clean(fmt.Sprintf("line %d: %s", n.Line, n.Text))
 	}
-	return clean(n.Text)
+	return Clean(n.Text)
 }
 
 // maxLine bounds one trace line: a longer one is skipped with a note

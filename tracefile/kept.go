@@ -59,9 +59,9 @@ func (s *Session) runsOf(n int) ([]*Plan, error) {
 	}
 	ns := s.PlanNumbers()
 	if len(ns) == 0 {
-		return nil, fmt.Errorf("session %s has started no plan (its trace has no plan_start)", clean(quote(s.ID)))
+		return nil, fmt.Errorf("session %s has started no plan (its trace has no plan_start)", Clean(quote(s.ID)))
 	}
-	return nil, fmt.Errorf("session %s has no plan %d; its plans are %s", clean(quote(s.ID)), n, numberList(ns))
+	return nil, fmt.Errorf("session %s has no plan %d; its plans are %s", Clean(quote(s.ID)), n, numberList(ns))
 }
 
 // numberList formats ns as "1, 2 and 3".
@@ -187,10 +187,10 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 		if last != nil {
 			how = "it settled " + or(last.Status, "?") + " without running"
 			if last.Error != "" {
-				how += " (" + clean(last.Error) + ")"
+				how += " (" + Clean(last.Error) + ")"
 			}
 		}
-		return nil, fmt.Errorf("step %s of plan %d was never dispatched, so it printed nothing: %s", clean(quote(id)), n, how)
+		return nil, fmt.Errorf("step %s of plan %d was never dispatched, so it printed nothing: %s", Clean(quote(id)), n, how)
 	}
 	for _, a := range l.Attempts {
 		if a.Kept {
@@ -200,18 +200,18 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	final := &l.Attempts[len(l.Attempts)-1]
 	switch {
 	case !keptResults(runs):
-		return nil, fmt.Errorf("no output was kept for step %s of plan %d: the session is from before planc kept step outputs (its plan_start records no sha256); planc trace steps shows how each attempt ended", clean(quote(id)), n)
+		return nil, fmt.Errorf("no output was kept for step %s of plan %d: the session is from before planc kept step outputs (its plan_start records no sha256); planc trace steps shows how each attempt ended", Clean(quote(id)), n)
 	case !final.Settled:
-		return nil, fmt.Errorf("no output was kept for step %s of plan %d: attempt %d %s", clean(quote(id)), n, final.Attempt, final.Missing())
+		return nil, fmt.Errorf("no output was kept for step %s of plan %d: attempt %d %s", Clean(quote(id)), n, final.Attempt, final.Missing())
 	}
-	return nil, fmt.Errorf("no output was kept for step %s of plan %d: %s is missing", clean(quote(id)), n, l.Attempts[0].Path)
+	return nil, fmt.Errorf("no output was kept for step %s of plan %d: %s is missing", Clean(quote(id)), n, l.Attempts[0].Path)
 }
 
 // unknownStep is the error for a step plan n does not have.
 func (s *Session) unknownStep(n int, id string, ids []string, fromDefault bool) error {
-	msg := fmt.Sprintf("plan %d has no step %s", n, clean(quote(id)))
+	msg := fmt.Sprintf("plan %d has no step %s", n, Clean(quote(id)))
 	if sug := ast.Suggest(id, ids); sug != "" {
-		return fmt.Errorf("%s; did you mean %s?", msg, clean(quote(sug)))
+		return fmt.Errorf("%s; did you mean %s?", msg, Clean(quote(sug)))
 	}
 	if fromDefault {
 		for _, m := range slices.Backward(s.PlanNumbers()) {
@@ -237,7 +237,7 @@ func (l *StepLogs) Attempt(k int) (*LogAttempt, error) {
 	if len(have) == 1 {
 		word = "only attempt is"
 	}
-	return nil, fmt.Errorf("step %s of plan %d has no attempt %d; its %s %s", clean(quote(l.StepID)), l.N, k, word, numberList(have))
+	return nil, fmt.Errorf("step %s of plan %d has no attempt %d; its %s %s", Clean(quote(l.StepID)), l.N, k, word, numberList(have))
 }
 
 // Missing explains why attempt a has no kept output, "" when it has one.
@@ -261,11 +261,11 @@ func (a *LogAttempt) Missing() string {
 // output.
 func (a *LogAttempt) Heading(stepID string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "==> %s, attempt %d", clean(stepID), a.Attempt)
+	fmt.Fprintf(&b, "==> %s, attempt %d", Clean(stepID), a.Attempt)
 	if a.Redrive > 0 {
 		fmt.Fprintf(&b, " (redrive %d)", a.Redrive)
 	}
-	b.WriteString(": " + or(clean(a.Status), "?"))
+	b.WriteString(": " + or(Clean(a.Status), "?"))
 	switch {
 	case a.Settled:
 		b.WriteString(" after " + duration(a.Duration))
@@ -334,5 +334,5 @@ func headingError(err string) string {
 		}
 		err = err[:cut] + "…"
 	}
-	return clean(err)
+	return Clean(err)
 }

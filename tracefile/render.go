@@ -81,9 +81,9 @@ func show(b *strings.Builder, s *Session, indent, where string) {
 	if id == "" {
 		id = "(unknown id)"
 	}
-	fmt.Fprintf(b, "%ssession %s", indent, clean(id))
+	fmt.Fprintf(b, "%ssession %s", indent, Clean(id))
 	if where != "" {
-		fmt.Fprintf(b, " (%s)", clean(where))
+		fmt.Fprintf(b, " (%s)", Clean(where))
 	}
 	b.WriteByte('\n')
 	in := indent + "  "
@@ -159,7 +159,7 @@ func SkippedLines(s *Session) []string {
 		}
 		for _, n := range s.Notes {
 			if n.Skipped {
-				out = append(out, clean(file)+": "+n.String())
+				out = append(out, Clean(file)+": "+n.String())
 			}
 		}
 		for _, d := range s.Delegations {
@@ -188,9 +188,9 @@ func exitText(s *Session) string {
 
 // showPlan writes one plan: a summary line and its attempts.
 func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
-	fmt.Fprintf(b, "%splan %s", in, clean(p.Label))
+	fmt.Fprintf(b, "%splan %s", in, Clean(p.Label))
 	if p.File != "" {
-		fmt.Fprintf(b, " (%s)", clean(p.File))
+		fmt.Fprintf(b, " (%s)", Clean(p.File))
 	}
 	b.WriteString(": ")
 	switch {
@@ -200,9 +200,9 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 			fmt.Fprintf(b, "; %s", steps(p))
 		}
 	default:
-		b.WriteString(clean(or(p.Outcome, "?")))
+		b.WriteString(Clean(or(p.Outcome, "?")))
 		if p.FailedStep != "" {
-			fmt.Fprintf(b, ", stopped by step %s", clean(quote(p.FailedStep)))
+			fmt.Fprintf(b, ", stopped by step %s", Clean(quote(p.FailedStep)))
 		}
 		fmt.Fprintf(b, "; %s, %d succeeded, %d failed, %d skipped", steps(p), p.Succeeded, p.Failed, p.Skipped)
 	}
@@ -215,7 +215,7 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 		b.WriteString(table(in+"  ", rows))
 	}
 	for _, d := range p.Denials {
-		fmt.Fprintf(b, "%s  refused: %s\n", in, clean(denialText(d)))
+		fmt.Fprintf(b, "%s  refused: %s\n", in, Clean(denialText(d)))
 	}
 }
 
@@ -241,7 +241,7 @@ func taskText(t *Task) string {
 	} else {
 		s += "; no task_end"
 	}
-	return clean(s)
+	return Clean(s)
 }
 
 // showDelegation writes one delegation and the child session it left.
@@ -268,15 +268,15 @@ func showDelegation(b *strings.Builder, d *Delegation, in string) {
 	default:
 		line += " not in the trace"
 	}
-	fmt.Fprintf(b, "%s%s\n", in, clean(line))
+	fmt.Fprintf(b, "%s%s\n", in, Clean(line))
 	if d.Reason != "" {
-		fmt.Fprintf(b, "%s  reason: %s\n", in, clean(d.Reason))
+		fmt.Fprintf(b, "%s  reason: %s\n", in, Clean(d.Reason))
 	}
 	if c := d.Completion; c != nil {
-		fmt.Fprintf(b, "%s  completion: %s\n", in, clean(fmt.Sprintf("%s, reported by %s: %s", or(c.Status, "?"), or(c.ReportedBy, "?"), or(c.Detail, "-"))))
+		fmt.Fprintf(b, "%s  completion: %s\n", in, Clean(fmt.Sprintf("%s, reported by %s: %s", or(c.Status, "?"), or(c.ReportedBy, "?"), or(c.Detail, "-"))))
 	}
 	if d.Note != "" {
-		fmt.Fprintf(b, "%s  note: %s\n", in, clean(d.Note))
+		fmt.Fprintf(b, "%s  note: %s\n", in, Clean(d.Note))
 	}
 	if d.Child != nil {
 		show(b, d.Child, in+"  ", DelegationsDir+"/"+d.ID)

@@ -13,13 +13,13 @@ import (
 // around it.
 func quote(s string) string { return strconv.Quote(s) }
 
-// clean returns s safe for a terminal: control characters, the line and
+// Clean returns s safe for a terminal: control characters, the line and
 // paragraph separators and the bidirectional controls become Go escapes
 // (a line break becomes \n), invalid UTF-8 becomes U+FFFD.
-func clean(s string) string {
+func Clean(s string) string {
 	safe := utf8.ValidString(s)
 	for _, r := range s {
-		if unsafeRune(r) {
+		if UnsafeRune(r) {
 			safe = false
 			break
 		}
@@ -29,7 +29,7 @@ func clean(s string) string {
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unsafeRune(r) {
+		if UnsafeRune(r) {
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		} else {
@@ -39,7 +39,10 @@ func clean(s string) string {
 	return b.String()
 }
 
-func unsafeRune(r rune) bool {
+// UnsafeRune reports whether r must not reach a terminal as it is: C0 and
+// C1 controls, the line and paragraph separators, and the bidirectional
+// controls that reorder what follows.
+func UnsafeRune(r rune) bool {
 	switch {
 	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
 		return true
@@ -86,7 +89,7 @@ func table(indent string, rows [][]string) string {
 			if i >= len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], cells(clean(c)))
+			widths[i] = max(widths[i], cells(Clean(c)))
 		}
 	}
 	var b strings.Builder
@@ -94,7 +97,7 @@ func table(indent string, rows [][]string) string {
 		var line strings.Builder
 		line.WriteString(indent)
 		for i, c := range row {
-			c = clean(c)
+			c = Clean(c)
 			line.WriteString(c)
 			if i < len(row)-1 {
 				line.WriteString(strings.Repeat(" ", widths[i]-cells(c)+2))

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -194,7 +192,7 @@ func (c *capsuleInfo) withMCP(caps *check.Capabilities) (*check.Capabilities, er
 	if err != nil {
 		return nil, err
 	}
-	return caps.WithTools(slices.Sorted(maps.Keys(inputs))...).WithSchemas(inputs), nil
+	return caps.WithMCP(inputs), nil
 }
 
 // mcpFailed prints why the manifest's MCP servers could not be listed,

@@ -13,6 +13,7 @@ import (
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/tracefile"
 )
 
 // exitCanceled is run's exit status for a cancelled plan.
@@ -240,7 +241,7 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 		return e.writeFailed(werr)
 	}
 	if !res.Report.Completed {
-		fmt.Fprintln(e.stderr, oneLine(res.Report.Summary))
+		fmt.Fprintln(e.stderr, tracefile.Clean(res.Report.Summary)) // a plan's id may hold anything
 	}
 	return int(host.ExitStatus(res, err))
 }

@@ -161,3 +161,19 @@ func TestResumeBySessionID(t *testing.T) {
 		t.Errorf("plan 1: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestResumeChecksLikeRun: a redrive checks the plan again against the
+// capsule it is given as a first run does, so a refusal names that
+// manifest in its fix.
+func TestResumeChecksLikeRun(t *testing.T) {
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "plan.json", toolResumePlan,
+		"less.json", `{"name": "local/less", "version": "1.0.0", "capabilities": {"plan": {"submit": true}}, "tools": {"builtin": ["write-file", "read-file"]}}`)
+	if r := planc(t, dir, "plan.json"); r.code != 1 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	r := planc(t, dir, "--resume", "--capsule", "less.json")
+	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, `tool "notes" is not among the tools of less.json`) {
+		t.Errorf("resume under a capsule without notes: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
-	"github.com/planc/planc/diag"
+	"github.com/planc/planc/tracefile"
 )
 
 // termSafe returns w as it is when it is not a terminal, so that a kept
@@ -53,7 +52,7 @@ func (s *safeWriter) Write(p []byte) (int, error) {
 			out = fmt.Appendf(out, `\x%02x`, in[0])
 		case r == '\n', r == '\t':
 			out = append(out, byte(r))
-		case diag.Unprintable(r), r == 0x2028, r == 0x2029:
+		case tracefile.UnsafeRune(r):
 			q := strconv.QuoteRune(r)
 			out = append(out, q[1:len(q)-1]...)
 		default:
@@ -80,21 +79,4 @@ func (s *safeWriter) Flush() error {
 	}
 	_, err := s.w.Write(out)
 	return err
-}
-
-// oneLine returns s as one line that a terminal cannot act on, for a
-// line of planc's that holds a plan's text (its summary holds the plan's
-// id): every control character, line breaks included, and every
-// bidirectional control as a Go escape; invalid UTF-8 as U+FFFD.
-func oneLine(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if diag.Unprintable(r) || r == 0x2028 || r == 0x2029 {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -103,7 +103,13 @@ func runTrace(e *env, c *command, args []string) int {
 	if !ok {
 		return status
 	}
-	s, err := tracefile.Open(path)
+	// steps shows the session's own plans only: its delegations are not
+	// read.
+	open := tracefile.Open
+	if a.view == "steps" {
+		open = tracefile.OpenTop
+	}
+	s, err := open(path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return exitUsage

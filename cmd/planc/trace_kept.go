@@ -201,7 +201,11 @@ func traceList(e *env, c *command, a traceArgs) int {
 		for j := range list[i].Plans {
 			p := &list[i].Plans[j]
 			if p.Outcome == tracefile.OutcomeUnfinished && p.Plan != nil {
-				if held, err := session.PlanHeld(list[i].Dir, *p.Plan); err == nil && held {
+				held, err := session.PlanHeld(list[i].Dir, *p.Plan)
+				switch {
+				case err != nil:
+					fmt.Fprintf(e.stderr, "planc trace: note: cannot tell whether plan %d of %s is running (%v); it is listed as unfinished\n", *p.Plan, list[i].Session, err)
+				case held:
 					p.Outcome = tracefile.OutcomeRunning
 				}
 			}

@@ -164,6 +164,10 @@ func MkdirAll(dir, name string, perm os.FileMode, set *Set) error {
 }
 
 // outsideBase splits full, an absolute path outside the working
-// directory, into its directory and its name: here only the name is
-// opened beneath a directory.
-func outsideBase(full string) (dir, rel string) { return filepath.Dir(full), filepath.Base(full) }
+// directory, into its volume's root and the rest, so that every component
+// is walked (noLinks) and made (MkdirAll) as beneath the working directory.
+func outsideBase(full string) (dir, rel string) {
+	vol := filepath.VolumeName(full)
+	root := vol + string(filepath.Separator)
+	return root, strings.TrimPrefix(full[len(vol):], string(filepath.Separator))
+}
