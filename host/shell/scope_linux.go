@@ -192,6 +192,7 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 		if spw, err = s.spawnerFor(protect); err != nil {
 			return nil, err
 		}
+		defer spw.unreserve() // spawn counts the step from then on
 	}
 	l, err := s.newLeaf("step")
 	if err != nil {

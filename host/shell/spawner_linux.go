@@ -47,12 +47,13 @@ type spawner struct {
 	cmd  *exec.Cmd
 	leaf *leaf
 
-	mu    sync.Mutex
-	next  uint64
-	waits map[uint64]chan spawnReply // by request id
-	err   error                      // why the spawner is gone, once it is
-	done  chan struct{}              // closed when the reader has ended
-	once  sync.Once
+	mu      sync.Mutex
+	next    uint64
+	waits   map[uint64]chan spawnReply // by request id
+	pending int                        // handed out by spawnerFor, not yet spawned (reserve)
+	err     error                      // why the spawner is gone, once it is
+	done    chan struct{}              // closed when the reader has ended
+	once    sync.Once
 }
 
 // maxSpawners bounds the spawners a scope runs for one set of protected
@@ -92,17 +93,38 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	}
 	s.sys.spawners[key] = pool
 	if best != nil && (bestLoad == 0 || len(pool) >= maxSpawners()) {
+		best.reserve()
 		return best, nil
 	}
 	spw, err := s.startSpawner(protect)
 	if err != nil {
 		if best != nil {
+			best.reserve()
 			return best, nil // the ones that serve still do
 		}
 		return nil, err
 	}
 	s.sys.spawners[key] = append(pool, spw)
+	spw.reserve()
 	return spw, nil
+}
+
+// reserve counts a step that spawnerFor handed the spawner and that has
+// not reached spawn yet, so that steps arriving together (while a spawner
+// starts, say) are spread over the pool instead of all finding the same
+// one idle. The caller ends the reservation with unreserve once the step
+// was spawned, or was not.
+func (spw *spawner) reserve() {
+	spw.mu.Lock()
+	spw.pending++
+	spw.mu.Unlock()
+}
+
+// unreserve ends a reservation.
+func (spw *spawner) unreserve() {
+	spw.mu.Lock()
+	spw.pending--
+	spw.mu.Unlock()
 }
 
 // startSpawner starts a spawner for protect and waits until it is ready.
@@ -198,12 +220,12 @@ func (spw *spawner) readReplies(buf []byte) {
 	close(spw.done)
 }
 
-// load returns the number of steps in flight on the spawner, or why it is
-// gone.
+// load returns the number of steps in flight on the spawner, those
+// handed to it and not yet spawned included, or why it is gone.
 func (spw *spawner) load() (int, error) {
 	spw.mu.Lock()
 	defer spw.mu.Unlock()
-	return len(spw.waits), spw.err
+	return len(spw.waits) + spw.pending, spw.err
 }
 
 // gone returns why the spawner is gone, or nil while it serves.

@@ -72,3 +72,32 @@ func TestSpawnerPool(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnerPoolBurst: a spawner handed to a step that has not been
+// spawned yet counts as busy, so steps that arrive together (while a
+// spawner starts) get spawners of their own instead of all the same one.
+func TestSpawnerPoolBurst(t *testing.T) {
+	if maxSpawners() < 2 {
+		t.Skip("GOMAXPROCS is 1: one spawner")
+	}
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	first, err := s.spawnerFor(protect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.spawnerFor(protect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == second {
+		t.Errorf("two steps handed out together got the same spawner")
+	}
+	first.unreserve()
+	second.unreserve()
+	if third, err := s.spawnerFor(protect); err != nil || (third != first && third != second) {
+		t.Errorf("with both idle again, a step got %p (%v); want one of the two", third, err)
+	} else {
+		third.unreserve()
+	}
+}
