@@ -40,7 +40,8 @@ func (r *run) begin() {
 // workDir/.planc/sessions. undo removes what this call made, for a plan
 // refused before it began, so that a refused plan creates nothing: the
 // session directory and the parents it made (each only while empty) when
-// the session is new, else the plan file pf (nil: none written), whose
+// the session is new, what it wrote in an empty directory given as the
+// session, else the plan file pf (nil: none written), whose
 // number the session's next plan then takes.
 //
 // Two runs making the same --session directory at once can race: the one
@@ -54,13 +55,22 @@ func openSession(workDir, dir string, info session.Info) (s *session.Session, un
 		return s, func(*session.PlanFile) { undoNew() }, nil
 	}
 	made := missingDirs(dir)
+	ents, _ := os.ReadDir(dir)
+	wasEmpty := len(made) == 0 && len(ents) == 0
 	if s, err = session.Open(dir, info); err != nil {
 		return nil, nil, err
 	}
 	return s, func(pf *session.PlanFile) {
-		if len(made) > 0 {
+		switch {
+		case len(made) > 0:
 			removeMade(s.Dir, made)
-		} else if pf != nil {
+		case wasEmpty:
+			// An empty directory given as the session: it is left empty.
+			now, _ := os.ReadDir(s.Dir)
+			for _, e := range now {
+				os.RemoveAll(filepath.Join(s.Dir, e.Name()))
+			}
+		case pf != nil:
 			os.Remove(pf.Path)
 			// Its lock (released by now) goes too, and locks/ when
 			// this plan made it.

@@ -138,6 +138,18 @@ func TestRunRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
 		t.Errorf("the refused plan left its session directory (%v)", err)
 	}
+	// A --session directory that exists and is empty is left empty.
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: empty, probe: func() error { return nil }, open: lost})
+	if !errors.As(err, &re) || re.Code != CodeNoScope {
+		t.Errorf("scope lost in an empty --session directory: %v", err)
+	}
+	if ents, err := os.ReadDir(empty); err != nil || len(ents) > 0 {
+		t.Errorf("the refused plan left %v in the empty --session directory (%v)", ents, err)
+	}
 	// In a session that holds a plan already, the refused plan's file goes
 	// (its number is the next plan's) and the trace is as it was.
 	toolPlan := checked(t, nil, `{"id": "t", "steps": [{"id": "n", "tool": "notes", "input": {"body": "x"}}]}`)
