@@ -104,7 +104,7 @@ func TestUnsettledReference(t *testing.T) {
 					`{"id": "r", "tool": "t", "retries": 2, "on_error": "`+onError+`", `+ref+`}`)
 				h, run := start(t, context.Background(), prog, vm.Options{})
 				// slow, first in plan order, is dispatched before r is
-				// examined: S18 lets it finish even when r stops the plan.
+				// admitted: S18 lets it finish even when r stops the plan.
 				h.Take(t, "slow").Reply("done", nil)
 				rep := run.Wait(t)
 				msg := `reference $slow.` + map[string]string{"input": "output", "if": "status"}[where] + `: step "slow" has not settled`
@@ -117,7 +117,7 @@ func TestUnsettledReference(t *testing.T) {
 }
 
 // TestSettledNonDependency: a reference to a step that is not a dependency
-// but has settled by the time the step is ready resolves (S9 only fails an
+// but has settled by the time the step is dispatched resolves (S9 only fails an
 // unsettled one; check warns about it).
 func TestSettledNonDependency(t *testing.T) {
 	prog := compile(t,

@@ -90,6 +90,16 @@ type Event struct {
 	Duration time.Duration
 	// Error is plan_step's error, "" for none.
 	Error string
+	// Final marks the plan_step that settles its step: false for an
+	// attempt's end that a retry follows (S19), true for every other
+	// plan_step. Observers read it instead of comparing Attempt with the
+	// step's retries, which a redrive's continued attempt numbers (S26)
+	// would fool. It is not written to the trace.
+	Final bool
+	// Stopped marks the final plan_step of the step whose failure under
+	// on_error fail stopped the plan (S18, failed_step): after it nothing
+	// more is dispatched. It is not written to the trace.
+	Stopped bool
 	// Reused marks the plan_step of a step a redrive reused instead of
 	// dispatching it (S28): its status, attempt and error are the recorded
 	// ones, and OutputBytes is the length of its recorded output.

@@ -57,7 +57,7 @@ func checkPrior(prior []Prior, n int) error {
 }
 
 // reuse settles every step whose prior success a redrive keeps, in plan
-// order, before anything is examined or dispatched (S26), and sets where
+// order, before anything is queued or dispatched (S26), and sets where
 // the attempt numbers of the others continue. A reused step writes one
 // plan_step line with reused: true (S28).
 func (r *run) reuse() {
@@ -77,7 +77,7 @@ func (r *run) reuse() {
 			continue
 		}
 		r.order = append(r.order, int32(i))
-		r.emit(Event{Kind: PlanStep, StepID: r.prog.Steps[i].ID, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output)})
+		r.emit(Event{Kind: PlanStep, StepID: r.prog.Steps[i].ID, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output), Final: true})
 		r.release(int32(i))
 	}
 }

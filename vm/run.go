@@ -67,7 +67,7 @@ func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report
 // step states of one run.
 const (
 	stPending uint8 = iota // waiting for dependencies
-	stQueued               // ready and examined, waiting for the lane or a slot
+	stQueued               // ready, waiting for the lane or a slot (S9: not yet admitted)
 	stRunning              // dispatched, an attempt in flight
 	stSettled              // in the report
 )
@@ -105,9 +105,8 @@ type run struct {
 	res       []result
 	remaining []int32 // dependencies not yet settled
 	order     []int32 // settle order
-	ready     heap    // ready, not yet examined
-	toolQ     heap    // examined tool steps waiting for the lane
-	otherQ    heap    // examined shell and capsule steps waiting for a slot
+	toolQ     heap    // ready tool steps waiting for the lane
+	otherQ    heap    // ready shell and capsule steps waiting for a slot
 	vals      []ir.Value
 	done      chan completion
 
@@ -141,7 +140,7 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 	return r
 }
 
-// loop is the scheduler: it examines and dispatches until nothing is in
+// loop is the scheduler: it dispatches until nothing is in
 // flight, waiting for completions and for the cancel in between.
 func (r *run) loop() {
 	r.emit(Event{Kind: PlanStart, PlanFile: r.opts.PlanFile, Steps: len(r.prog.Steps), SHA256: r.opts.PlanSHA256, Redrive: r.opts.Redrive})
@@ -151,7 +150,7 @@ func (r *run) loop() {
 	} else {
 		for _, i := range r.prog.Roots {
 			if r.res[i].state == stPending {
-				r.ready.push(i)
+				r.enqueue(i)
 			}
 		}
 	}

@@ -10,18 +10,15 @@ import (
 	"github.com/planc/planc/ir"
 )
 
-// advance examines every ready step and dispatches every queued step that
-// may go, one at a time in plan order (S17), until neither is possible: a
-// step earlier in the plan is dispatched before a later one is examined,
-// so a later step's failure cannot hold back an earlier step that was ready
-// at the same moment.
+// advance dispatches every queued step that may go, one at a time in plan
+// order (S17), until none can: a step earlier in the plan goes before a
+// later one, so a later step's failure cannot hold back an earlier step
+// that could go at the same moment. A step whose references or condition
+// settle it at dispatch (S9, S12) frees its lane or slot for the next one
+// at once.
 func (r *run) advance() {
 	for !r.stopped && !r.canceled {
 		q := r.next()
-		if r.ready.len() > 0 && (q == nil || r.ready.min() < q.min()) {
-			r.examine(r.ready.pop())
-			continue
-		}
 		if q == nil {
 			return
 		}
@@ -48,32 +45,43 @@ func (r *run) next() *heap {
 	return nil
 }
 
-// examine handles a step whose dependencies have all settled: S9 resolves
-// its references, S12 evaluates its condition, and it queues for dispatch.
-func (r *run) examine(i int32) {
-	s := &r.prog.Steps[i]
-	for _, ref := range s.Refs {
-		if r.res[ref.Step].state != stSettled {
-			id := r.prog.Steps[ref.Step].ID
-			msg := "reference $" + id + "." + ref.Field.String() + ": step " + strconv.Quote(id) + " has not settled"
-			r.fail(i, 0, "", msg, 0) // S9: not dispatched, so no retries
-			return
-		}
-	}
-	if s.Cond != nil && !s.Cond.Eval(r.values(s)) {
-		r.settle(i, StatusSkipped, 0, "", "", 0) // S12
-		return
-	}
+// enqueue puts a step whose dependencies have all settled in its queue:
+// a tool step waits for the lane, a shell or capsule step for a slot. Its
+// references and condition wait for its dispatch (S9).
+func (r *run) enqueue(i int32) {
 	r.res[i].state = stQueued
-	if s.Kind == ir.KindTool {
+	if r.prog.Steps[i].Kind == ir.KindTool {
 		r.toolQ.push(i)
 	} else {
 		r.otherQ.push(i)
 	}
 }
 
+// admit is the dispatch-time half of S9 and S12: it resolves step i's
+// references and evaluates its condition at the moment the lane or a slot
+// hands the step out. A reference to a step not yet settled fails the
+// step (not dispatched, so no retries; on_error applies); a false
+// condition settles it skipped. It reports whether the step goes on to
+// its first attempt.
+func (r *run) admit(i int32) bool {
+	s := &r.prog.Steps[i]
+	for _, ref := range s.Refs {
+		if r.res[ref.Step].state != stSettled {
+			id := r.prog.Steps[ref.Step].ID
+			msg := "reference $" + id + "." + ref.Field.String() + ": step " + strconv.Quote(id) + " has not settled"
+			r.fail(i, 0, "", msg, 0)
+			return false
+		}
+	}
+	if s.Cond != nil && !s.Cond.Eval(r.values(s)) {
+		r.settle(i, StatusSkipped, 0, "", "", 0)
+		return false
+	}
+	return true
+}
+
 // values resolves a step's reference slots (S8) into the run's scratch
-// slice. Every referenced step has settled (examine checked it), and a
+// slice. Every referenced step has settled (admit checked it), and a
 // settled result never changes, so retries see the same values.
 func (r *run) values(s *ir.Step) []ir.Value {
 	vals := r.vals[:0]
@@ -109,9 +117,12 @@ func (r *run) call(i int32, attempt int) Call {
 	return c
 }
 
-// dispatch puts a tool or shell step to the host's refusal check and then
-// starts its first attempt.
+// dispatch admits step i (S9, S12), puts a tool or shell step to the
+// host's refusal check, and then starts its first attempt.
 func (r *run) dispatch(i int32) {
+	if !r.admit(i) {
+		return
+	}
 	c := r.call(i, int(r.res[i].first)+1)
 	if c.Step.Kind != ir.KindCapsule {
 		if msg, refused := r.refuse(c); refused {
@@ -224,7 +235,6 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 	default:
 		if !r.stopped {
 			r.stopped, r.failedStep = true, i
-			r.ready.clear()
 			r.toolQ.clear()
 			r.otherQ.clear()
 		}
@@ -240,7 +250,7 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 	res.state, res.status, res.out, res.err = stSettled, st, out, err
 	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
-	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err})
+	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err, Final: true, Stopped: r.stopped && r.failedStep == i})
 	r.release(i)
 }
 
@@ -253,7 +263,7 @@ func (r *run) release(i int32) {
 	}
 	for _, d := range r.prog.Steps[i].Dependents {
 		if r.remaining[d]--; r.remaining[d] == 0 && r.res[d].state == stPending {
-			r.ready.push(d)
+			r.enqueue(d)
 		}
 	}
 }
@@ -271,7 +281,6 @@ func (r *run) cancel() {
 		return
 	}
 	r.canceled = true
-	r.ready.clear()
 	r.toolQ.clear()
 	r.otherQ.clear()
 	for i := range r.res {
