@@ -30,7 +30,6 @@ type progress struct {
 
 	// observe's state, on the VM's goroutine.
 	total, settled int
-	pending        *vm.Event // a plan_step not yet known to be the step's last
 
 	mu     sync.Mutex
 	queue  []*mcp.ProgressNotificationParams
@@ -47,34 +46,22 @@ func newProgress(ctx context.Context, ss *mcp.ServerSession, token any) *progres
 	return p
 }
 
-// observe takes one VM event (host.Config.Observe). A plan_step is an
-// attempt's end; it settles the step unless the step's next attempt
-// starts at once (a retry, S19), which the VM emits right after it. So
-// each plan_step waits for the next event to tell.
+// observe takes one VM event (host.Config.Observe). A plan_step that
+// settles its step (Final) is one more step settled; one a retry follows
+// (S19) is not.
 func (p *progress) observe(_ *ir.Program, e vm.Event) {
 	switch e.Kind {
 	case vm.PlanStart:
 		p.total = e.Steps
-	case vm.PlanStepStart:
-		if p.pending != nil && p.pending.StepID == e.StepID {
-			p.pending = nil // a retry: the attempt before did not settle the step
-		}
-		p.flush()
 	case vm.PlanStep:
-		p.flush()
-		p.pending = &e
-	case vm.PlanEnd:
-		p.flush()
+		if e.Final {
+			p.queueSettled(e)
+		}
 	}
 }
 
-// flush queues the pending plan_step as a settled step.
-func (p *progress) flush() {
-	e := p.pending
-	if e == nil {
-		return
-	}
-	p.pending = nil
+// queueSettled queues the notification of a settled step.
+func (p *progress) queueSettled(e vm.Event) {
 	p.settled++
 	msg := fmt.Sprintf("%s: %s", e.StepID, e.Status)
 	if e.Error != "" {
@@ -120,7 +107,6 @@ func (p *progress) close() {
 	if p == nil {
 		return
 	}
-	p.flush()
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()

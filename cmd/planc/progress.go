@@ -202,12 +202,17 @@ func (t *stepTracker) apply(e vm.Event, now time.Time) int {
 		return i
 	case e.Kind == vm.PlanStep && ok:
 		r := &t.rows[i]
-		r.state, r.status, r.dur, r.err, r.reused = stepSettled, e.Status, e.Duration, e.Error, e.Reused
 		if e.Attempt > 0 {
 			r.attempt = e.Attempt
 		}
-		s := &t.prog.Steps[i]
-		if e.Status == vm.StatusFailed && s.OnError == ir.OnErrorFail && e.Attempt > s.Retries && e.Error != vm.CapsuleEnded {
+		if !e.Final {
+			// A failed attempt its retries follow (S19): the step is not
+			// settled, its next start comes at once.
+			r.err = e.Error
+			return i
+		}
+		r.state, r.status, r.dur, r.err, r.reused = stepSettled, e.Status, e.Duration, e.Error, e.Reused
+		if e.Stopped {
 			t.stopped = true
 		}
 		return i

@@ -26,8 +26,8 @@ import (
 //	  0.02s  end      "tools" failed at "read": 1 succeeded, 1 failed, 0 skipped, 1 not run
 //
 // A failed attempt that the step's retries (S19) will follow is a retry,
-// not a settling; the VM emits the next attempt's start right after it, so
-// such a plan_step waits for the next event to tell which it is.
+// not a settling: the VM says which (Event.Final), also in a redrive, whose
+// attempt numbers go on from the earlier run's.
 
 // linesView is the lines view.
 type linesView struct {
@@ -35,11 +35,9 @@ type linesView struct {
 	size func() (cols, rows int) // nil: not a terminal, no width
 	now  func() time.Time
 
-	mu      sync.Mutex
-	t       stepTracker
-	t0      time.Time
-	pending *vm.Event // a failed attempt that may be retried
-	pendAt  time.Time
+	mu sync.Mutex
+	t  stepTracker
+	t0 time.Time
 }
 
 // newLinesView returns the lines view on w; size is nil unless w is a
@@ -56,14 +54,6 @@ func (v *linesView) observe(prog *ir.Program, e vm.Event) {
 	if v.t.init(prog) {
 		v.t0 = now
 	}
-	if p := v.pending; p != nil {
-		v.pending = nil
-		if e.Kind == vm.PlanStepStart && e.StepID == p.StepID {
-			v.printf(v.pendAt, "retry", "%s: attempt %d failed %s%s", p.StepID, p.Attempt, elapsed(p.Duration), errSuffix(p.Error))
-		} else {
-			v.settled(v.pendAt, *p)
-		}
-	}
 	i := v.t.apply(e, now)
 	switch e.Kind {
 	case vm.PlanStart:
@@ -75,8 +65,8 @@ func (v *linesView) observe(prog *ir.Program, e vm.Event) {
 		}
 		v.printf(now, "start", "%s (%s)", e.StepID, what)
 	case vm.PlanStep:
-		if i >= 0 && e.Status == vm.StatusFailed && e.Attempt > 0 && e.Attempt <= prog.Steps[i].Retries {
-			v.pending, v.pendAt = &e, now
+		if i >= 0 && !e.Final {
+			v.printf(now, "retry", "%s: attempt %d failed %s%s", e.StepID, e.Attempt, elapsed(e.Duration), errSuffix(e.Error))
 			return
 		}
 		v.settled(now, e)

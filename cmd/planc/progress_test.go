@@ -23,9 +23,9 @@ import (
 // never run after it.
 const progressPlan = `{"id": "tools", "steps": [
   {"id": "list", "tool": "repo-files", "input": {"glob": "src/**/*.go"}},
+  {"id": "never", "tool": "notes", "depends_on": ["list"], "if": "$list.output == 'nothing'", "input": {"body": "x"}},
   {"id": "read", "tool": "read-file", "retries": 1, "input": {"path": "missing.txt"}},
   {"id": "note", "tool": "notes", "depends_on": ["read"], "input": {"body": "x"}},
-  {"id": "never", "tool": "notes", "depends_on": ["list"], "if": "$list.status == 'failed'", "input": {"body": "x"}},
   {"id": "after", "tool": "notes", "depends_on": ["never"], "input": {"body": "x"}}
 ]}`
 
@@ -157,7 +157,7 @@ func TestLiveViewLines(t *testing.T) {
 		{Kind: vm.PlanStart, Steps: 5},
 		{Kind: vm.PlanStepStart, StepID: prog.Steps[0].ID, Attempt: 1},
 		{Kind: vm.PlanStepStart, StepID: prog.Steps[2].ID, Attempt: 1},
-		{Kind: vm.PlanStep, StepID: prog.Steps[0].ID, Attempt: 1, Status: vm.StatusFailed, Duration: time.Second, Error: "exit status 1\nand a second line of error text that goes on"},
+		{Kind: vm.PlanStep, StepID: prog.Steps[0].ID, Attempt: 1, Status: vm.StatusFailed, Duration: time.Second, Error: "exit status 1\nand a second line of error text that goes on", Final: true, Stopped: true},
 	}
 	v := newLiveView(nil, nil)
 	v.now = func() time.Time { return t0.Add(2 * time.Second) }
@@ -223,9 +223,9 @@ func TestLiveViewNote(t *testing.T) {
 	v.redraw()
 	v.mu.Unlock()
 	v.note("planc run: protection of plan files is off: it needs Linux")
-	v.observe(prog, vm.Event{Kind: vm.PlanStep, StepID: "a", Attempt: 1, Status: vm.StatusSuccess})
+	v.observe(prog, vm.Event{Kind: vm.PlanStep, StepID: "a", Attempt: 1, Status: vm.StatusSuccess, Final: true})
 	v.observe(prog, vm.Event{Kind: vm.PlanStepStart, StepID: "b", Attempt: 1})
-	v.observe(prog, vm.Event{Kind: vm.PlanStep, StepID: "b", Attempt: 1, Status: vm.StatusSuccess})
+	v.observe(prog, vm.Event{Kind: vm.PlanStep, StepID: "b", Attempt: 1, Status: vm.StatusSuccess, Final: true})
 	v.observe(prog, vm.Event{Kind: vm.PlanEnd, PlanID: "p", Outcome: vm.Completed, Succeeded: 2})
 	v.stop()
 	s := &screen{cols: 30}
@@ -251,9 +251,9 @@ func TestProgressReused(t *testing.T) {
 	}}
 	events := []vm.Event{
 		{Kind: vm.PlanStart, Steps: 2},
-		{Kind: vm.PlanStep, StepID: "build", Attempt: 1, Status: vm.StatusSuccess, Reused: true},
+		{Kind: vm.PlanStep, StepID: "build", Attempt: 1, Status: vm.StatusSuccess, Reused: true, Final: true},
 		{Kind: vm.PlanStepStart, StepID: "test", StepKind: ir.KindShell, Attempt: 2},
-		{Kind: vm.PlanStep, StepID: "test", Attempt: 2, Status: vm.StatusSuccess, Duration: time.Second},
+		{Kind: vm.PlanStep, StepID: "test", Attempt: 2, Status: vm.StatusSuccess, Duration: time.Second, Final: true},
 	}
 	t0 := time.Unix(0, 0)
 	var buf bytes.Buffer
