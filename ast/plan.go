@@ -28,8 +28,14 @@ const (
 
 var stepKindNames = [...]string{"none", "tool", "shell", "capsule"}
 
-// String returns "tool", "shell", "capsule" or "none".
-func (k StepKind) String() string { return stepKindNames[k] }
+// String returns "tool", "shell", "capsule" or "none", and "invalid" for a
+// value that is none of the kinds.
+func (k StepKind) String() string {
+	if int(k) < len(stepKindNames) {
+		return stepKindNames[k]
+	}
+	return "invalid"
+}
 
 // OnError is a step's failure policy (docs/plans.md, "Failure"; S18).
 type OnError uint8
@@ -43,8 +49,14 @@ const (
 
 var onErrorNames = [...]string{"fail", "skip", "continue"}
 
-// String returns "fail", "skip" or "continue".
-func (o OnError) String() string { return onErrorNames[o] }
+// String returns "fail", "skip" or "continue", and "invalid" for a value
+// that is none of the policies.
+func (o OnError) String() string {
+	if int(o) < len(onErrorNames) {
+		return onErrorNames[o]
+	}
+	return "invalid"
+}
 
 // ParseOnError maps the three words to OnError.
 func ParseOnError(s string) (OnError, bool) {

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // protectTree makes a working directory W holding a protected file, a
@@ -181,6 +184,23 @@ func TestProtectSetupFailure(t *testing.T) {
 	}
 }
 
+// TestLandlockABI: LandlockABI says what the kernel does: when it names
+// an ABI, a ruleset handling execution can be made; when it says 0, none
+// can.
 func TestLandlockABI(t *testing.T) {
-	t.Logf("Landlock ABI %d", LandlockABI())
+	abi := LandlockABI()
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: unix.LANDLOCK_ACCESS_FS_EXECUTE}
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno == 0 {
+		unix.Close(int(fd))
+	}
+	t.Logf("Landlock ABI %d; a ruleset: %v", abi, errno)
+	switch {
+	case abi < 0:
+		t.Fatalf("LandlockABI() = %d", abi)
+	case abi > 0 && errno != 0 && errno != unix.E2BIG:
+		t.Errorf("LandlockABI() = %d, yet no ruleset can be made: %v", abi, errno)
+	case abi == 0 && errno == 0:
+		t.Errorf("LandlockABI() = 0, yet a ruleset was made")
+	}
 }

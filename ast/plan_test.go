@@ -1,0 +1,24 @@
+package ast_test
+
+import (
+	"testing"
+
+	"github.com/planc/planc/ast"
+)
+
+// TestNamesOutOfRange: every kind and policy has its name, and a value
+// beyond them says "invalid" instead of panicking.
+func TestNamesOutOfRange(t *testing.T) {
+	kinds := map[ast.StepKind]string{ast.KindNone: "none", ast.KindTool: "tool", ast.KindShell: "shell", ast.KindCapsule: "capsule", ast.KindCapsule + 1: "invalid", 255: "invalid"}
+	for k, want := range kinds {
+		if got := k.String(); got != want {
+			t.Errorf("StepKind(%d).String() = %q, want %q", k, got, want)
+		}
+	}
+	policies := map[ast.OnError]string{ast.OnErrorFail: "fail", ast.OnErrorSkip: "skip", ast.OnErrorContinue: "continue", ast.OnErrorContinue + 1: "invalid", 255: "invalid"}
+	for o, want := range policies {
+		if got := o.String(); got != want {
+			t.Errorf("OnError(%d).String() = %q, want %q", o, got, want)
+		}
+	}
+}
