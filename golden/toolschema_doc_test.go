@@ -31,6 +31,9 @@ func builtinToolsTable(t *testing.T) string {
 			}
 			fields = append(fields, fmt.Sprintf("`%s` (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, f.Description))
 		}
+		if o := tool.Others; o != nil {
+			fields = append(fields, fmt.Sprintf("any other member (%s, optional): %s", strings.Join(o.Types, " or "), o.Description))
+		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", name, strings.Join(fields, "<br>"), tool.Description)
 	}
 	return b.String()

@@ -102,7 +102,7 @@ func TestRunCapsulePlan(t *testing.T) {
 		t.Errorf("the refusal does not end with its fix, naming the manifest: %s", r.status[1])
 	}
 	// A built-in tool's input is held to its schema, as planc run holds it.
-	r = runTestCapsule(t, t.Context(), manifest, "x", "plan.json", `{"id": "inner", "steps": [{"id": "n", "tool": "notes", "input": {"text": "x"}}]}`)
+	r = runTestCapsule(t, t.Context(), manifest, "x", "plan.json", `{"id": "inner", "steps": [{"id": "n", "tool": "notes", "input": {"text": 3}}]}`)
 	if r.code != session.ExitRefused || len(r.status) != 2 || !strings.Contains(r.status[1], "[tool-input]") {
 		t.Errorf("a wrong input: exit %d, status %+v", r.code, r.status)
 	}

@@ -98,7 +98,7 @@ func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 // CallTool implements vm.Host with the MCP servers' tools and the
 // built-in tools.
 func (h *runHost) CallTool(ctx context.Context, c vm.Call) (string, error) {
-	out, err := h.tools.Call(ctx, c.Step.Target, c.Input)
+	out, err := h.tools.Call(tools.WithStep(ctx, c.PlanID, c.Step.ID), c.Step.Target, c.Input)
 	return h.task.Keep(c.Step.ID, c.Attempt, out, err)
 }
 

@@ -120,13 +120,20 @@ func builtinInput(name string) string {
 	}
 	var b strings.Builder
 	b.WriteString(tool.Description)
-	b.WriteString(" Its input is an object with these members and no other:")
+	if tool.Others != nil {
+		b.WriteString(" Its input is an object with these members:")
+	} else {
+		b.WriteString(" Its input is an object with these members and no other:")
+	}
 	for _, f := range tool.Fields {
 		req := "optional"
 		if f.Required {
 			req = "required"
 		}
 		fmt.Fprintf(&b, "\n  - %q (%s, %s): %s", f.Name, strings.Join(f.Types, " or "), req, f.Description)
+	}
+	if o := tool.Others; o != nil {
+		fmt.Fprintf(&b, "\n  - any other member (%s, optional): %s", strings.Join(o.Types, " or "), o.Description)
 	}
 	return b.String()
 }

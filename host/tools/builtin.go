@@ -37,11 +37,15 @@ type Builtins struct {
 // in host/toolschema, which check's tool-input rule holds plans to as well.
 type builtinTool struct {
 	call func(b *Builtins, in map[string]json.RawMessage) (string, error)
+	// raw, when set, is called instead of call with the context and the
+	// input as written, once the schema has held it: notes keeps the
+	// order of the members.
+	raw func(b *Builtins, ctx context.Context, input json.RawMessage) (string, error)
 }
 
 var builtinTools = map[string]builtinTool{
 	"repo-files": {call: (*Builtins).repoFiles},
-	"notes":      {call: (*Builtins).notes},
+	"notes":      {raw: (*Builtins).notes},
 	"read-file":  {call: (*Builtins).readFile},
 	"write-file": {call: (*Builtins).writeFile},
 }
@@ -64,7 +68,7 @@ func IsBuiltin(name string) bool { _, ok := builtinTools[name]; return ok }
 
 // Call runs the built-in tool name with input (nil is {}). A failing
 // result is an error; its text names the tool.
-func (b *Builtins) Call(_ context.Context, name string, input json.RawMessage) (string, error) {
+func (b *Builtins) Call(ctx context.Context, name string, input json.RawMessage) (string, error) {
 	t, ok := builtinTools[name]
 	if !ok {
 		return "", fmt.Errorf("%q is not a built-in tool", name)
@@ -72,7 +76,11 @@ func (b *Builtins) Call(_ context.Context, name string, input json.RawMessage) (
 	in, err := decode(name, input)
 	if err == nil {
 		var out string
-		out, err = t.call(b, in)
+		if t.raw != nil {
+			out, err = t.raw(b, ctx, input)
+		} else {
+			out, err = t.call(b, in)
+		}
 		if err == nil {
 			return out, nil
 		}
@@ -161,10 +169,55 @@ func (b *Builtins) repoFiles(in map[string]json.RawMessage) (string, error) {
 	return strings.Join(files, "\n"), nil
 }
 
-func (b *Builtins) notes(in map[string]json.RawMessage) (string, error) {
-	body, err := str(in, "body", true)
+// stepKey is the context key of the step a built-in tool is called for.
+type stepKey struct{}
+
+// stepRef is the plan and the step a built-in tool is called for.
+type stepRef struct{ plan, step string }
+
+// WithStep returns ctx carrying the plan and the step a built-in tool is
+// called for: notes with no input names them.
+func WithStep(ctx context.Context, plan, step string) context.Context {
+	return context.WithValue(ctx, stepKey{}, stepRef{plan, step})
+}
+
+// notes appends to the session's notes (S31). Its schema has held the
+// input to an object of strings and nulls, or none:
+//
+//   - no input, or {}: a line naming the plan and the step,
+//     `plan "release", step "notify"`;
+//   - {"body": TEXT} alone: TEXT as it is (null: an empty line);
+//   - any other members: each, in the order written, as `NAME: VALUE`
+//     (null: empty), so {"log": "$build.output"} appends `log: ` and the
+//     build's output.
+//
+// What it appends ends with a newline; it returns how many bytes.
+func (b *Builtins) notes(ctx context.Context, input json.RawMessage) (string, error) {
+	members, err := orderedStrings(input)
 	if err != nil {
 		return "", err
+	}
+	var body string
+	switch {
+	case len(members) == 0:
+		if r, ok := ctx.Value(stepKey{}).(stepRef); ok {
+			body = fmt.Sprintf("plan %q, step %q", r.plan, r.step)
+		} else {
+			body = "a note with no input"
+		}
+	case len(members) == 1 && members[0][0] == "body":
+		body = members[0][1]
+	default:
+		var sb strings.Builder
+		for _, m := range members {
+			sb.WriteString(m[0])
+			sb.WriteString(": ")
+			sb.WriteString(m[1])
+			if !strings.HasSuffix(m[1], "\n") {
+				sb.WriteByte('\n')
+			}
+		}
+		body = sb.String()
 	}
 	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
@@ -181,6 +234,35 @@ func (b *Builtins) notes(in map[string]json.RawMessage) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("appended %d bytes to %s", len(body), session.NotesFile), nil
+}
+
+// orderedStrings returns the members of a JSON object of strings and
+// nulls (null as ""), in the order written; none for no input.
+func orderedStrings(input json.RawMessage) ([][2]string, error) {
+	if len(bytes.TrimSpace(input)) == 0 {
+		return nil, nil
+	}
+	var out [][2]string
+	dec := json.NewDecoder(bytes.NewReader(input))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v *string
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%q must be a string or null", k)
+		}
+		m := [2]string{k.(string), ""}
+		if v != nil {
+			m[1] = *v
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
 
 func (b *Builtins) readFile(in map[string]json.RawMessage) (string, error) {

@@ -98,6 +98,7 @@ func TestBuiltins(t *testing.T) {
 		t.Errorf("notes.md: %q", notes)
 	}
 	// write-file respects a read-only file, even as root.
+	testNotesForms(t, b)
 	ro := filepath.Join(dir, "ro.txt")
 	tree(t, dir, "ro.txt")
 	if err := os.Chmod(ro, 0o444); err != nil {
@@ -108,5 +109,47 @@ func TestBuiltins(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(ro); string(b) != "ro.txt" {
 		t.Errorf("the read-only file was changed: %q", b)
+	}
+}
+
+// testNotesForms: notes takes every form of the plan format's examples
+// (S31) — no input, {"body"}, any object of strings or null — and what
+// its schema refuses, it refuses.
+func testNotesForms(t *testing.T, b *Builtins) {
+	t.Helper()
+	if err := os.Remove(b.NotesPath); err != nil {
+		t.Fatal(err)
+	}
+	ctx := WithStep(context.Background(), "release", "notify")
+	for _, tc := range []struct{ input, want, err string }{
+		{input: "", want: "appended 30 bytes to notes.md"},
+		{input: `{}`, want: "appended 30 bytes to notes.md"},
+		{input: `{"log": "line 1\nline 2", "exit": null, "body": "b"}`, want: "appended 34 bytes to notes.md"},
+		{input: `{"log": "ok\n"}`, want: "appended 8 bytes to notes.md"},
+		{input: `{"body": "as it is"}`, want: "appended 9 bytes to notes.md"},
+		{input: `{"log": 3}`, err: `notes: "log" must be a string or null, not a number`},
+		{input: `{"log": ["x"]}`, err: `notes: "log" must be a string or null, not a list`},
+		{input: `"text"`, err: `notes: the input must be an object, not a string`},
+	} {
+		var raw json.RawMessage
+		if tc.input != "" {
+			raw = json.RawMessage(tc.input)
+		}
+		got, err := b.Call(ctx, "notes", raw)
+		switch {
+		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+			t.Errorf("notes %s: error %v, want %q…", tc.input, err, tc.err)
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("notes %s: %q, %v; want %q", tc.input, got, err, tc.want)
+		}
+	}
+	notes, _ := os.ReadFile(b.NotesPath)
+	want := "plan \"release\", step \"notify\"\n" +
+		"plan \"release\", step \"notify\"\n" +
+		"log: line 1\nline 2\nexit: \nbody: b\n" +
+		"log: ok\n" +
+		"as it is\n"
+	if string(notes) != want {
+		t.Errorf("notes.md:\n%s\nwant:\n%s", notes, want)
 	}
 }

@@ -3,6 +3,7 @@ package toolschema_test
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -14,8 +15,9 @@ import (
 )
 
 // TestBuiltin: there is one schema per built-in tool, each compiles, wants
-// an object with no other fields than it names, and says in words what the
-// tool does and what each field is (docs/manifest.md's table shows them).
+// an object with no other fields than it names (notes: other fields of
+// strings or null, S31), and says in words what the tool does and what each
+// field is (docs/manifest.md's table shows them).
 func TestBuiltin(t *testing.T) {
 	schemas := toolschema.Builtin()
 	if d := cmp.Diff(ast.BuiltinTools(), slices.Sorted(maps.Keys(schemas))); d != "" {
@@ -28,7 +30,7 @@ func TestBuiltin(t *testing.T) {
 		var s struct {
 			Type                 string `json:"type"`
 			Description          string `json:"description"`
-			AdditionalProperties *bool  `json:"additionalProperties"`
+			AdditionalProperties any    `json:"additionalProperties"`
 			Properties           map[string]struct {
 				Description string `json:"description"`
 			} `json:"properties"`
@@ -36,8 +38,12 @@ func TestBuiltin(t *testing.T) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties || s.Description == "" || len(s.Properties) == 0 {
-			t.Errorf("%s: want an object schema with additionalProperties false, a description and properties: %s", name, raw)
+		wantOthers := any(false)
+		if name == "notes" {
+			wantOthers = map[string]any{"type": []any{"string", "null"}, "description": "Any other member, such as `{\"log\": \"$build.output\"}`: appended as `NAME: VALUE`; `null` reads as empty."}
+		}
+		if s.Type != "object" || !reflect.DeepEqual(s.AdditionalProperties, wantOthers) || s.Description == "" || len(s.Properties) == 0 {
+			t.Errorf("%s: want an object schema with additionalProperties %v, a description and properties: %s", name, wantOthers, raw)
 		}
 		for p, ps := range s.Properties {
 			if ps.Description == "" {
@@ -73,6 +79,13 @@ func TestDescribe(t *testing.T) {
 		if d, ok := toolschema.Describe(name); !ok || len(d.Fields) == 0 {
 			t.Errorf("%s: %+v, %v", name, d, ok)
 		}
+	}
+	notes, _ := toolschema.Describe("notes")
+	if o := notes.Others; o == nil || !slices.Equal(o.Types, []string{"string", "null"}) || o.Description == "" || o.Required {
+		t.Errorf("notes: other members %+v", o)
+	}
+	if got.Others != nil {
+		t.Errorf("write-file: other members %+v", got.Others)
 	}
 	if _, ok := toolschema.Describe("submit-plan"); ok {
 		t.Error("submit-plan described as a built-in tool")
