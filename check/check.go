@@ -100,6 +100,9 @@ type Pass struct {
 	// refCands lists the references reference-not-dependency must answer
 	// from the whole graph (their target is not a direct dependency).
 	refCands []refCand
+	// neverCands lists the .status references in conditions that
+	// never-runs judges from the graph, grouped by step.
+	neverCands []neverCand
 	// suggest is did-you-mean over the plan's step ids (stepSuggester),
 	// made on first use; its budget caps that work for the whole plan.
 	suggest *ast.Suggester

@@ -45,6 +45,7 @@ func rules() []Rule {
 		ruleNumericComparison,
 		ruleStatusLiteral,
 		ruleStatusOrdering,
+		ruleNeverRuns,
 		ruleShellInputIgnored,
 		ruleShellOperator,
 		ruleDuplicateDependency,
