@@ -2,7 +2,7 @@
 // (bytes → ast → check → ir → vm): it runs an *ir.Program against a Host and
 // returns the report of docs/plans.md, "The report".
 //
-// Run owns the ready set, plan-order dispatch, the single tool lane, the
+// Run owns the ready queues, plan-order dispatch, the single tool lane, the
 // concurrency of shell and capsule steps, conditions, reference resolution,
 // retries, on_error, cancellation, the report, its summary, and the trace
 // events plan_start, plan_step_start, plan_step and plan_end. The Host
