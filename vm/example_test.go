@@ -65,7 +65,7 @@ func Example() {
   "id": "hello",
   "steps": [
     {"id": "who", "tool": "whoami"},
-    {"id": "hi", "tool": "greet", "depends_on": ["who"], "input": {"name": "$who.output"}},
+    {"id": "hi", "tool": "greet", "depends_on": ["who"], "input": {"name": "$who.output"}, "on_error": "continue"},
     {"id": "oops", "tool": "greet", "depends_on": ["hi"], "if": "$hi.status == 'failed'", "input": {}}
   ]
 }`)
