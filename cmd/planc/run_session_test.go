@@ -64,8 +64,8 @@ func TestRunSessionAndTrace(t *testing.T) {
 	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
 	want := []string{"session_start", "plan_start",
 		"plan_step_start list", "plan_step list", "plan_step_start write", "plan_step write",
-		"plan_step_start read", "plan_step read", "plan_step_start note", "plan_step never",
-		"plan_step note", "plan_end", "session_end"}
+		"plan_step_start read", "plan_step read", "plan_step_start note", "plan_step note",
+		"plan_step never", "plan_end", "session_end"}
 	if diff := cmp.Diff(want, events(lines)); diff != "" {
 		t.Errorf("trace events (-want +got):\n%s", diff)
 	}

@@ -148,9 +148,10 @@ func TestRunCompleted(t *testing.T) {
 		{StepID: "list", Status: "success", Output: ptr("src/a.go\nsrc/x/y/b.go")},
 		{StepID: "write", Status: "success", Output: ptr("wrote 5 bytes to out/greeting.txt")},
 		{StepID: "read", Status: "success", Output: ptr("hello")},
-		// never is examined, and skipped, while note runs.
-		{StepID: "never", Status: "skipped"},
+		// never waits for the tool lane behind note; its condition is
+		// evaluated when the lane hands it out (S9), and it is skipped.
 		{StepID: "note", Status: "success", Output: ptr("appended 22 bytes to notes.md")},
+		{StepID: "never", Status: "skipped"},
 	}}
 	if diff := cmp.Diff(want, r.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
