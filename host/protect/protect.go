@@ -302,9 +302,9 @@ func (c *Checker) unread(line, why string) *Refusal {
 	for _, h := range c.hooks {
 		if h.On == ast.HookOnShell && h.CommitPolicy == ast.CommitDeny {
 			return &Refusal{
-				Kind: CallDenied,
-				Hook: h.Index,
-				On:   h.On,
+				Kind:    CallDenied,
+				Hook:    h.Index,
+				On:      h.On,
 				Message: fmt.Sprintf("refused by hook %d (%s, commit_policy deny): the command %q %s", h.Index, h.On, line, why),
 			}
 		}
