@@ -243,8 +243,8 @@ var wrappers = map[string]wrapperSpec{
 		assigns: true, chdir: []string{"C", "chdir"}},
 	"sudo": {optSpec: optSpec{arg: "ugCDprtUTR", long: []string{"user", "group", "close-from", "chdir",
 		"prompt", "role", "type", "other-user", "command-timeout", "chroot", "host"}},
-		assigns: true, chdir: []string{"D", "chdir"}, stopOn: []string{"l", "list", "v", "validate", "k", "K"}},
-	"doas":     {optSpec: optSpec{arg: "uC"}},
+		assigns: true, chdir: []string{"D", "chdir"}, stopOn: []string{"l", "list", "v", "validate", "k", "K"}, shell: true},
+	"doas":     {optSpec: optSpec{arg: "uC"}, shell: true},
 	"nice":     {optSpec: optSpec{arg: "n", long: []string{"adjustment"}}},
 	"nohup":    {},
 	"setsid":   {},
@@ -274,7 +274,7 @@ var wrappers = map[string]wrapperSpec{
 		chdir: []string{"w", "wd"}, shell: true, stopOn: []string{"h", "help", "V", "version"}},
 	"strace": {optSpec: optSpec{arg: "abeEIoOpPsSuUX", long: []string{"output", "trace", "trace-path", "signal", "status",
 		"string-limit", "user", "env", "attach", "summary-sort-by", "columns", "const-print-style", "abbrev", "verbose",
-		"raw", "read", "write", "fault", "inject", "kvm", "instruction-pointer", "seccomp-bpf"}},
+		"raw", "read", "write", "fault", "inject", "kvm"}},
 		stopOn: []string{"h", "help", "V", "version"}},
 	"script": {optSpec: optSpec{arg: "cEIOBTmo", optional: "t", long: []string{"command", "echo", "log-in", "log-out",
 		"log-io", "log-timing", "logging-format", "output-limit"}}, shell: true},
@@ -337,6 +337,7 @@ func (a *analyzer) wrapper(name string, spec wrapperSpec, args []word, cwds []st
 		a.env(args, cwds, depth)
 		return
 	case "script":
+		opts, rest = parseOpts(args, spec.optSpec, false) // options may follow the file
 		a.via = "script"
 		a.writeAll(append(optArgs(opts, "O", "log-out", "B", "log-io", "I", "log-in", "T", "log-timing"), rest...), false, cwds)
 		if scripts := optArgs(opts, "c", "command"); len(scripts) > 0 {
@@ -538,8 +539,8 @@ func (a *analyzer) su(name string, args []word, spec wrapperSpec, cwds []string,
 // argument.
 var (
 	envLong = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal",
-		"default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
-	envLongArg = []string{"unset", "chdir", "split-string"}
+		"default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version", "argv0"}
+	envLongArg = []string{"unset", "chdir", "split-string", "argv0"}
 )
 
 // env reads env [OPTION]… [NAME=VALUE]… [COMMAND [ARG]…] as GNU env does:
@@ -561,10 +562,10 @@ scan:
 		case !ok && strings.HasPrefix(args[i].pat, "-"):
 			fail(fmt.Sprintf("the option %s is not known before it runs", args[i].shown()))
 			return
-		case !ok || v == "-" || len(v) < 2 || v[0] != '-':
-			if ok && v == "-" {
-				continue // -i
-			}
+		case ok && v == "-":
+			i++ // -i, and the end of the options
+			break scan
+		case !ok || len(v) < 2 || v[0] != '-':
 			break scan
 		case v == "--":
 			i++
@@ -611,7 +612,7 @@ scan:
 				if strings.IndexByte("iv0", c) >= 0 {
 					continue
 				}
-				if strings.IndexByte("CSu", c) < 0 {
+				if strings.IndexByte("CSua", c) < 0 { // -a ARG0: coreutils 9.5
 					return // an invalid option: env fails
 				}
 				arg := exactWord(v[j+1:])
@@ -671,8 +672,8 @@ scan:
 // \\ \f \n \r \t \v, and \_ (a separator, a space within "…"); \c
 // ends the string outside "…"; # where a word would start ends it;
 // ${NAME} outside '…' is the variable, whose value is not known here: its
-// word is then open (and may be none, when it is unset). A word is made
-// only by a character put in it, so empty quotes alone make none.
+// word is then open (and may be none, when it is unset). A quote starts a
+// word, so ” is an empty word.
 func envSplit(s string) ([]word, error) {
 	var words []word
 	var cur, pat, text strings.Builder
@@ -707,12 +708,14 @@ loop:
 				break
 			}
 			sq = !sq
+			start() // a quote starts a word: '' is an empty one
 			continue
 		case '"':
 			if sq {
 				break
 			}
 			dq = !dq
+			start()
 			continue
 		case ' ', '\t', '\n', '\v', '\f', '\r':
 			if sq || dq {

@@ -1,6 +1,7 @@
 package protect
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -108,6 +109,9 @@ func TestShellHookForms(t *testing.T) {
 		{"script", "-qc", "rm x", "/dev/null"},
 		{"script", "--command=rm x", "/dev/null"},
 		{"script", "-q", "-c", "rm x", "log"},
+		{"script", "log", "-c", "rm x"},
+		bash("echo 'rm x' | sudo -s"),
+		bash("sudo -i <<< 'rm x'"),
 		{"su", "-c", "rm x"},
 		{"su", "root", "-c", "rm x"},
 		{"su", "-", "root", "-c", "rm x"},
@@ -221,8 +225,13 @@ func TestEnvSplit(t *testing.T) {
 		{`'a\\b\'c'`, []string{`a\b'c`}},
 		{`"a\"b" \$x \# \\`, []string{`a"b`, "$x", "#", `\`}},
 		{`a\tb`, []string{"a\tb"}},
-		{"a '' b", []string{"a", "b"}},
-		{"'' ''", nil},
+		{"a '' b", []string{"a", "", "b"}},
+		{"'' ''", []string{"", ""}},
+		{"", nil},
+		{"'#x' y", []string{"#x", "y"}},
+		{"'a # b", []string{"!no terminating quote"}},
+		{"a '#", []string{"!no terminating quote"}},
+		{"a #'", []string{"a"}},
 		{"a #b c", []string{"a"}},
 		{"a#b c", []string{"a#b", "c"}},
 		{`a \c b`, []string{"a"}},
@@ -297,5 +306,96 @@ func TestANSIC(t *testing.T) {
 	}
 	if _, _, known := ansiC(`\u00e9`, false); known {
 		t.Error(`\u00e9 depends on the locale`)
+	}
+}
+
+// TestEnvSplitGNU holds envSplit to the env on this machine, when it is
+// GNU env: the words its -v prints for each -S string, or its refusal.
+func TestEnvSplitGNU(t *testing.T) {
+	out, err := exec.Command("env", "--version").Output()
+	if err != nil || !strings.Contains(string(out), "GNU coreutils") {
+		t.Skip("no GNU env here")
+	}
+	compared := 0
+	for _, s := range []string{
+		"a b", "a '' b", "'' ''", "''", `""`, "'#x' y", "a #b c", "a#b c", "#a", " #a", `a\#b`, `\#a`,
+		`a\_b`, `"a\_b" c`, `'a\_b'`, `'a\\b'`, `a\\b`, `"a\"b"`, `"a'b"`, `a\cb c`, `"a" \c"`,
+		`a\$b`, `'$b'`, "a\tb", `"a\nb"`, "a  \t  b", `a"b c"d`, `'a'"b"c`,
+		"'a", `"a`, "'a # b", "a #'", `"\c"`, `a\`, `\q`, `\ a`, "$X", "${1X}", "${X",
+	} {
+		cmd := exec.Command("env", "-i", "-v", "-S"+s, "--", "true")
+		cmd.Env = []string{"LC_ALL=C"}
+		stderr, _ := cmd.CombinedOutput()
+		var want []string
+		failed := false
+		for _, line := range strings.Split(string(stderr), "\n") {
+			switch {
+			case strings.HasPrefix(line, " into:    "), strings.HasPrefix(line, "     &    "):
+				// env -v quotes each word in C's style
+				q := strings.TrimSuffix(strings.TrimPrefix(line[10:], "'"), "'")
+				want = append(want, strings.NewReplacer(`\\`, `\`, `\'`, "'", `\t`, "\t", `\n`, "\n").Replace(q))
+			case strings.Contains(line, "-S"), strings.Contains(line, "only ${VARNAME}"):
+				failed = !strings.HasPrefix(line, "split -S:")
+			}
+			if strings.HasPrefix(line, "executing:") {
+				break
+			}
+		}
+		if len(want) > 0 {
+			compared++
+		}
+		words, err := envSplit(s)
+		if (err != nil) != failed {
+			t.Errorf("envSplit(%q): %v; env says\n%s", s, err, stderr)
+			continue
+		}
+		if failed {
+			continue
+		}
+		var got []string
+		for _, w := range words {
+			got = append(got, w.val)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("envSplit(%q): (-env +envSplit)\n%s\nenv:\n%s", s, diff, stderr)
+		}
+	}
+	if compared < 20 {
+		t.Errorf("env -v printed the words of %d strings only", compared)
+	}
+}
+
+// TestANSICBash holds ansiC to the bash on this machine: what printf %s
+// prints of each $'…' word, and of echo -e's arguments.
+func TestANSICBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash here")
+	}
+	for _, s := range []string{
+		`\x72m`, `\162m`, `\0162`, `\1621`, `\x7`, `\x7zz`, `\x`, `\xg`, `\u72`, `\U0000006d`, `\u`, `\U`,
+		`\a\b\e\E\f\n\r\t\v`, `\\ \' \" \?`, `\q`, `\ca\cZ\c?\c[`, `\c\\x`, `\c`, `a\0b`, `a\x00b`, `\777`,
+		`\400`, `\8`, `\x1g`, `\u004d\u4`, `\cA\c@b`, `x\c`, `\d\%`,
+	} {
+		for _, echo := range []bool{false, true} {
+			script := "printf %s $'" + s + "'"
+			if echo {
+				script = "echo -ne '" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+			}
+			cmd := exec.Command("bash", "--norc", "-c", script)
+			cmd.Env = []string{"LC_ALL=C"}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v", script, err)
+			}
+			got, _, known := ansiC(s, echo)
+			if !known {
+				t.Errorf("%s: not known", script)
+				continue
+			}
+			want := string(out)
+			if got != want {
+				t.Errorf("%s: ansiC gives %q, bash %q", script, got, want)
+			}
+		}
 	}
 }

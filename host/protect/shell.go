@@ -233,7 +233,8 @@ func unescapeDouble(s string) string {
 // escapes \a \b \e \E \f \n \r \t \v \\ \' \" \?, \NNN (one to three
 // octal digits), \xHH (one or two hex digits), \uHHHH and \UHHHHHHHH (one
 // to four or eight), \cX (a control character); any other escape keeps
-// its backslash, and the word ends at a NUL byte. echo is echo -e's
+// its backslash, and the word ends at a NUL byte (echo's does not). echo
+// is echo -e's
 // dialect: \0NNN takes up to three digits after the 0, \c ends all
 // output (stop is then true), and \', \" and \? keep their backslash.
 // A character past U+007F from \u or \U depends on the locale: known is
@@ -363,8 +364,8 @@ func ansiC(s string, echo bool) (out string, stop, known bool) {
 		b.WriteByte(c)
 	}
 	out = b.String()
-	if n := strings.IndexByte(out, 0); n >= 0 {
-		out = out[:n] // bash's strings end at a NUL
+	if n := strings.IndexByte(out, 0); n >= 0 && !echo {
+		out = out[:n] // bash's strings end at a NUL; echo writes it
 	}
 	return out, false, known
 }
