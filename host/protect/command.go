@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // hookState is what the on-shell hooks need to know besides the commands
@@ -28,6 +30,10 @@ type input struct {
 	known bool   // text is all of it
 	text  string // what is read, when known
 	what  string // where it comes from, as written, for messages
+	// pipe, when set, is the command whose output this is, given pipeIn:
+	// worked out (resolve) only when a shell reads it.
+	pipe   *syntax.Stmt
+	pipeIn *input
 }
 
 // maxInput bounds the text of an input read as a script.
@@ -193,6 +199,7 @@ func (a *analyzer) file(what string, w word, cwds []string, depth int) {
 // read or it is a file; the script when its text is known; otherwise what
 // runs cannot be known.
 func (a *analyzer) input(what string, in input, cwds []string, depth int) {
+	in = a.resolve(in)
 	switch {
 	case !in.set || in.file:
 	case in.known:

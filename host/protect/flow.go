@@ -72,7 +72,7 @@ func (a *analyzer) cmd(c syntax.Command, cwds []string, depth int) []string {
 		}
 		a.stmt(c.X, cwds, depth) // a pipeline: each side in a subshell
 		in := a.hook.stdin
-		a.hook.stdin = a.output(c.X, in)
+		a.hook.stdin = input{set: true, pipe: c.X, pipeIn: &in}
 		a.stmt(c.Y, cwds, depth)
 		a.hook.stdin = in
 		return cwds
@@ -274,6 +274,14 @@ func (a *analyzer) procFiles(ce *syntax.CallExpr) {
 	}
 }
 
+// resolve returns in with the output of its pipe worked out.
+func (a *analyzer) resolve(in input) input {
+	if in.pipe == nil {
+		return in
+	}
+	return a.output(in.pipe, a.resolve(*in.pipeIn))
+}
+
 // output returns what st writes to its standard output given in: known
 // for echo, printf, cat of its input, true and :, and pipelines and lists
 // of them; not known for anything else.
@@ -318,6 +326,7 @@ func (a *analyzer) output(st *syntax.Stmt, in input) input {
 			text, ok = printf(args[1:])
 		case "cat":
 			if len(args) == 1 || len(args) == 2 && args[1] == "-" {
+				in = a.resolve(in)
 				if !in.set || in.file || !in.known {
 					return unknown
 				}
@@ -332,7 +341,7 @@ func (a *analyzer) output(st *syntax.Stmt, in input) input {
 		return input{set: true, known: true, text: text, what: what}
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe {
-			return a.output(c.Y, a.output(c.X, in))
+			return a.output(c.Y, input{set: true, pipe: c.X, pipeIn: &in})
 		}
 	case *syntax.Block:
 		return a.outputs(c.Stmts, in, what)
