@@ -368,6 +368,7 @@ func (a *analyzer) outputs(list []*syntax.Stmt, in input, what string) input {
 // echo returns what bash's echo writes for args: its options -n, -e and
 // -E (clusters of them only), then the words joined by spaces and a
 // newline unless -n; with -e the escapes decoded (\c ends the output).
+// Without -e a backslash makes it not known: dash's echo decodes it.
 func echo(args []string) (string, bool) {
 	nl, esc := true, false
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
@@ -387,6 +388,11 @@ func echo(args []string) (string, bool) {
 	for i, s := range args {
 		if i > 0 {
 			b.WriteByte(' ')
+		}
+		if !esc && strings.Contains(s, `\`) {
+			// dash's echo, and bash's with xpg_echo, decode escapes
+			// without -e: which echo runs is not known here.
+			return "", false
 		}
 		if esc {
 			out, stop, known := ansiC(s, true)
@@ -408,8 +414,9 @@ func echo(args []string) (string, bool) {
 }
 
 // printf returns what printf FORMAT ARGS writes, the format used again
-// while arguments are left (mvdan.cc/sh's printf); not known for -v or an
-// error.
+// while arguments are left (mvdan.cc/sh's printf, whose escapes in the
+// format are bash's); not known for -v, an error, or a %b argument with a
+// backslash.
 func printf(args []string) (string, bool) {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
@@ -418,6 +425,9 @@ func printf(args []string) (string, bool) {
 		return "", false
 	}
 	format, rest := args[0], args[1:]
+	if strings.Contains(format, "b") && slices.ContainsFunc(rest, func(s string) bool { return strings.Contains(s, `\`) }) {
+		return "", false // %b's escapes are bash's own: \0NNN, \c
+	}
 	var b strings.Builder
 	for {
 		out, n, err := expand.Format(nil, format, rest)

@@ -191,6 +191,7 @@ func TestShellHookFailClosed(t *testing.T) {
 		{bash("bash <<< \"$s\""), "a shell reading its script from the here-string <<< \"$s\""},
 		{bash("bash <<EOF\n$s\nEOF"), "a shell reading its script from a here-document"},
 		{bash(". <(curl -s x)"), "a shell reading its script from <(curl -s x), whose text is not known"},
+		{bash(`echo 'r\0155 x' | sh`), `a shell reading its script from the output of echo 'r\0155 x', whose text is not known`},
 		{bash("sudo $x"), "whose command name $x is not known"},
 		{bash("find . -exec {} ;"), "whose command name … is not known"},
 		{[]string{"env", "-S", "${X} x"}, "whose command name ${X} is not known"},
@@ -397,5 +398,31 @@ func TestANSICBash(t *testing.T) {
 				t.Errorf("%s: ansiC gives %q, bash %q", script, got, want)
 			}
 		}
+	}
+}
+
+// TestPrintfBash holds the output of printf read from a pipe to bash's
+// printf.
+func TestPrintfBash(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash here")
+	}
+	for _, args := range [][]string{
+		{`rm x\n`}, {`%s %s\n`, "rm", "x"}, {`\x72m x`}, {`\162m\040x`}, {`\0155`}, {`%s\n`, "a", "b", "c"},
+		{`%d-%s;`, "1", "a", "2"}, {`%5s|%-3s|`, "ab", "c"}, {`%%%s`, "x"}, {`%b`, "rm x"}, {`\u0072`},
+		{`a\tb\\c`}, {`%c%c`, "rm", "x"}, {"%x %o", "255", "8"},
+	} {
+		cmd := exec.Command("bash", append([]string{"--norc", "-c", `printf "$@"`, "printf"}, args...)...)
+		cmd.Env = []string{"LC_ALL=C"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("printf %q: %v", args, err)
+		}
+		if got, ok := printf(args); !ok || got != string(out) {
+			t.Errorf("printf %q: %q %v; bash %q", args, got, ok, out)
+		}
+	}
+	if _, ok := printf([]string{"%b", `r\0155`}); ok {
+		t.Errorf("a %%b argument with a backslash: known")
 	}
 }
