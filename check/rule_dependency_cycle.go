@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/planc/planc/ast"
@@ -9,8 +10,11 @@ import (
 // ruleDependencyCycle refuses a dependency cycle before anything runs (the
 // seed; S23). Each strongly connected component with a cycle is reported
 // once per step on one cycle through its earliest step, every diagnostic
-// carrying the same message, which names the whole cycle in order from that
-// step: "a → b → c → a", each step depending on the next.
+// carrying the same message, which names the cycle in order from that
+// step: "a → b → c → a", each step depending on the next. A cycle of more
+// than maxCycleNames steps is named by its first steps and its last, with
+// the count of those left out, so that the diagnostics of a cycle of n
+// steps hold O(n) text, not O(n²).
 var ruleDependencyCycle = Rule{
 	Code:     "dependency-cycle",
 	Severity: ast.Error,
@@ -31,12 +35,7 @@ var ruleDependencyCycle = Rule{
 				continue // behind a cycle, not on one
 			}
 			done[c] = true
-			names := make([]string, 0, len(cyc)+1)
-			for _, k := range cyc {
-				names = append(names, p.Plan.Steps[k].ID)
-			}
-			names = append(names, names[0])
-			msg := "dependency cycle " + strings.Join(names, " → ") + " (each step depends on the next); remove one of these depends_on entries"
+			msg := "dependency cycle " + cycleNames(p, cyc) + " (each step depends on the next); remove one of these depends_on entries"
 			for x, k := range cyc {
 				next := cyc[(x+1)%len(cyc)]
 				s := p.Plan.Steps[k]
@@ -148,4 +147,36 @@ func cycleFrom(g *graph, comp []int32, start int32) []int32 {
 		}
 	}
 	return nil
+}
+
+// maxCycleNames is the most steps a cycle's message names in full; a
+// longer cycle is named by its first maxCycleNames-1 steps and its last.
+const maxCycleNames = 12
+
+// cycleNames names the steps of cyc in order and the first again:
+// "a → b → c → a", or for a cycle of more than maxCycleNames steps
+// "s0 → … → s10 → … 99,988 more … → s99999 → s0".
+func cycleNames(p *Pass, cyc []int32) string {
+	id := func(k int32) string { return p.Plan.Steps[k].ID }
+	var names []string
+	if len(cyc) <= maxCycleNames {
+		for _, k := range cyc {
+			names = append(names, id(k))
+		}
+	} else {
+		for _, k := range cyc[:maxCycleNames-1] {
+			names = append(names, id(k))
+		}
+		names = append(names, "… "+thousands(len(cyc)-maxCycleNames)+" more …", id(cyc[len(cyc)-1]))
+	}
+	return strings.Join(append(names, id(cyc[0])), " → ")
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

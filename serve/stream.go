@@ -29,6 +29,18 @@ const (
 	methodListen = "subscriptions/listen"
 )
 
+// MaxBatch is the most messages one JSON-RPC batch may hold. A longer
+// batch is answered with one error and skipped, none of its messages run:
+// the answers to a batch are written together, so each of its calls holds
+// its answer until the last is answered.
+var MaxBatch = 64
+
+// MaxBatchAnswers bounds the bytes of the answers one connection holds
+// for its batches not yet written. An answer that would pass it is
+// replaced in its batch's array by an error with the call's id saying so,
+// and is dropped.
+var MaxBatchAnswers = 32 << 20
+
 // streamTransport is the mcp.Transport of one streamConn.
 type streamTransport struct{ c *streamConn }
 
@@ -54,8 +66,12 @@ type streamConn struct {
 	closing sync.Once
 	drained chan struct{} // closed once the input ended and every call is answered
 
+	maxBatch int // MaxBatch and MaxBatchAnswers when the connection was made
+	maxHeld  int
+
 	mu      sync.Mutex
 	calls   map[jsonrpc.ID]*call // read, not yet answered
+	held    int                  // bytes of the answers batches hold
 	waiting int                  // of calls, those the end of the input waits for
 	ended   bool                 // the input ended: no line is read any more
 	endErr  error                // what Read returns once drained: io.EOF or the read error
@@ -91,7 +107,7 @@ func newStreamConn(in io.Reader, out io.Writer, max int, notice func(string), on
 	return &streamConn{
 		in: newFrameReader(in, max), out: out, notice: notice, onEnd: onEnd,
 		lines: make(chan line), closed: make(chan struct{}), drained: make(chan struct{}),
-		calls: map[jsonrpc.ID]*call{},
+		calls: map[jsonrpc.ID]*call{}, maxBatch: MaxBatch, maxHeld: MaxBatchAnswers,
 	}
 }
 
@@ -202,6 +218,12 @@ func (c *streamConn) batchFrame(l line) []jsonrpc.Message {
 		c.refuse(l.no, newReply(nullID, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch holds no message; send a request or notification"))
 		return nil
 	}
+	if len(members) > c.maxBatch {
+		c.refuse(l.no, newReply(nullID, jsonrpc.CodeInvalidRequest,
+			"invalid request: the batch holds %d messages, over the limit of %d in one batch; it was skipped and none of its messages ran: send at most %d messages per batch, or one per line",
+			len(members), c.maxBatch, c.maxBatch))
+		return nil
+	}
 	b := &batch{}
 	var msgs []jsonrpc.Message
 	for _, m := range members {
@@ -216,9 +238,10 @@ func (c *streamConn) batchFrame(l line) []jsonrpc.Message {
 		c.note(l.no, r)
 		c.mu.Lock()
 		b.out = append(b.out, r.encode())
+		c.held += len(b.out[len(b.out)-1])
 		c.mu.Unlock()
 	}
-	c.batchAnswer(b, nil, false)
+	c.batchAnswer(b, nil, jsonrpc.ID{}, false)
 	return msgs
 }
 
@@ -284,7 +307,7 @@ func (c *streamConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	switch {
 	case cl.batch != nil:
-		return c.batchAnswer(cl.batch, data, true)
+		return c.batchAnswer(cl.batch, data, resp.ID, true)
 	case data == nil:
 		return nil
 	default:
@@ -304,16 +327,33 @@ func (c *streamConn) answered(cl *call) {
 
 // batchAnswer adds answer (nil: none) to b's answers, counts one of its
 // calls answered when ofCall, and writes b's array once no call of b is
-// left unanswered.
-func (c *streamConn) batchAnswer(b *batch, answer json.RawMessage, ofCall bool) error {
+// left unanswered. An answer that would take the bytes the connection's
+// batches hold past maxHeld is replaced by an error with the call's id.
+func (c *streamConn) batchAnswer(b *batch, answer json.RawMessage, id jsonrpc.ID, ofCall bool) error {
 	c.mu.Lock()
+	if answer != nil && c.held+len(answer) > c.maxHeld {
+		rawID, err := json.Marshal(id.Raw())
+		if err != nil {
+			rawID = nullID
+		}
+		answer = newReply(rawID, jsonrpc.CodeInternalError,
+			"the answer to this call (%d bytes) was dropped: the answers held for batches would pass %d bytes; send the call again on a line of its own",
+			len(answer), c.maxHeld).encode()
+	}
 	if answer != nil {
 		b.out = append(b.out, answer)
+		c.held += len(answer)
 	}
 	if ofCall {
 		b.left--
 	}
 	done, out := b.left == 0, b.out
+	if done {
+		for _, a := range out {
+			c.held -= len(a)
+		}
+		b.out = nil
+	}
 	c.mu.Unlock()
 	if !done || len(out) == 0 {
 		return nil

@@ -54,19 +54,27 @@
 // single spaces: the command a wrapper runs (sudo, env, timeout, nice,
 // xargs, find -exec, …), and every simple command of a bash -c or sh -c
 // script or an eval, parsed with mvdan.cc/sh/v3/syntax, with its quotes and
-// escapes removed as a shell removes them. So "rm *" matches `bash -c 'cd
-// d && rm x'` (its command "rm x"), `sudo rm x` and `xargs rm`. A command
+// escapes removed as a shell removes them ($'\x72m' decoded as bash does);
+// the command of a trap; the script a shell or source reads from a
+// here-string, a here-document, a pipe from echo, printf or cat, or a
+// <(…); and the words of env -S, split as GNU env splits them. So "rm *"
+// matches `bash -c 'cd d && rm x'` (its command "rm x"), `sudo rm x`,
+// `xargs rm`, `env -S'rm x'` and `echo 'rm x' | sh`. A command
 // whose first word is a path is also held as that word's last part
 // ("/bin/rm x" as "rm x"). A word whose value cannot be known before the
 // script runs is held as written ("rm $f"). The rest of a script that does
 // not parse is cut at ; & | ( ) { } ` and newlines, and each piece, quotes
 // dropped, is held as a command. A script past the bounds of the analysis
 // (below) is refused by the first denying on-shell hook, since the hook
-// cannot be held against all of it.
+// cannot be held against all of it; so is one that runs a command that
+// cannot be known before it runs (fail closed): a command named by an
+// expansion ($r x, $(echo rm) x), an eval, trap or sh -c of a string that
+// is not literal, a shell reading a script from an input whose text is not
+// known (curl … | sh).
 //
 // Not seen by hooks: what a command runs that is not written in the step
-// (a script run by file name, make, a command named by a variable or a
-// command substitution, aliases and functions that rename a command).
+// (a script run by file name or from < FILE, make, aliases and functions
+// that rename a command).
 // # read_only
 //
 // A path is protected when it is a read_only path or lies under one,
@@ -105,7 +113,9 @@
 //
 // Wrappers are looked through to the command they run: env (assignments,
 // -u, -C DIR, -S), sudo, doas, nice, nohup, setsid, stdbuf, timeout, time,
-// ionice, chrt, taskset, flock, command, exec, builtin, busybox, and xargs
+// ionice, chrt, taskset, flock, command, exec, builtin, busybox, setpriv,
+// prlimit, setarch and its aliases (linux64, i386, …), unshare, strace,
+// script -c, su -c, runuser, and xargs
 // (whose own arguments are read; those it reads from its input cannot be
 // known, so only paths written literally count). A removal or move of a
 // directory that contains a read-only path (rm -r ., mv .. /x) counts as

@@ -196,6 +196,7 @@ type analyzer struct {
 	// truncated is set when the analysis stopped at one of its bounds:
 	// there may be commands it did not read.
 	truncated bool
+	hook      hookState // command.go
 }
 
 func (c *Checker) newAnalyzer() *analyzer {

@@ -200,12 +200,12 @@ func (c *Checker) Shell(argv []string, commandLine string) *Refusal {
 		argv = strings.Fields(commandLine)
 	}
 	if c.denies(ast.HookOnShell) {
-		cmds, complete := shellCommands(argv)
+		cmds, unread := shellCommands(argv)
 		if r := c.hook(ast.HookOnShell, cmds); r != nil {
 			return r
 		}
-		if !complete {
-			return c.unread(cmds[0])
+		if unread != "" {
+			return c.unread(cmds[0], unread)
 		}
 	}
 	if len(c.roots) == 0 || len(argv) == 0 {
@@ -245,11 +245,13 @@ func ShellCommands(argv []string) []string {
 	return cmds
 }
 
-// shellCommands is ShellCommands, and whether the analysis read all of
-// argv (it stops at its bounds: 4096 statements, 8 nested shells).
-func shellCommands(argv []string) (cmds []string, complete bool) {
+// shellCommands is ShellCommands, and why the analysis could not know
+// every command argv runs: "" when it could; else it stopped at its
+// bounds (4096 statements, 8 nested shells), or a command's name or a
+// script is not known before it runs.
+func shellCommands(argv []string) (cmds []string, unread string) {
 	if len(argv) == 0 {
-		return nil, true
+		return nil, ""
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -273,7 +275,15 @@ func shellCommands(argv []string) (cmds []string, complete bool) {
 		}
 	}
 	a.command(exactWords(argv), nil, 0)
-	return out, !a.truncated
+	switch {
+	case a.truncated:
+		return out, fmt.Sprintf("holds more commands or nested shells than are read (%d statements, %d levels), "+
+			"so the hook cannot be held against every one; split the step into smaller ones", maxSteps, maxDepth)
+	case a.hook.unknown != "":
+		return out, "runs " + a.hook.unknown + ", so the hook cannot be held against what it runs; " +
+			"write the command and its scripts out as literal words in the step"
+	}
+	return out, ""
 }
 
 // denies reports whether a hook on event on can refuse a call.
@@ -286,18 +296,16 @@ func (c *Checker) denies(on string) bool {
 	return false
 }
 
-// unread is the refusal of a shell step too big to hold the on-shell
-// hooks against: the first denying one refuses it.
-func (c *Checker) unread(line string) *Refusal {
+// unread is the refusal of a shell step the on-shell hooks cannot be held
+// against in full, for the reason why: the first denying one refuses it.
+func (c *Checker) unread(line, why string) *Refusal {
 	for _, h := range c.hooks {
 		if h.On == ast.HookOnShell && h.CommitPolicy == ast.CommitDeny {
 			return &Refusal{
-				Kind: CallDenied,
-				Hook: h.Index,
-				On:   h.On,
-				Message: fmt.Sprintf("refused by hook %d (%s, commit_policy deny): the command %q holds more commands or nested shells "+
-					"than are read (%d statements, %d levels), so the hook cannot be held against every one; split the step into smaller ones",
-					h.Index, h.On, line, maxSteps, maxDepth),
+				Kind:    CallDenied,
+				Hook:    h.Index,
+				On:      h.On,
+				Message: fmt.Sprintf("refused by hook %d (%s, commit_policy deny): the command %q %s", h.Index, h.On, line, why),
 			}
 		}
 	}

@@ -176,10 +176,14 @@ func convWord(w *syntax.Word) word {
 				}
 			}
 		case *syntax.SglQuoted:
-			if p.Dollar && strings.Contains(p.Value, `\`) {
-				return open()
+			v := p.Value
+			if p.Dollar {
+				var known bool
+				if v, _, known = ansiC(v, false); !known {
+					return open()
+				}
 			}
-			lit(p.Value)
+			lit(v)
 		case *syntax.DblQuoted:
 			for _, dp := range p.Parts {
 				l, ok := dp.(*syntax.Lit)
@@ -223,4 +227,145 @@ func unescapeDouble(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// ansiC decodes the text of a $'…' word as bash does (its ansicstr): the
+// escapes \a \b \e \E \f \n \r \t \v \\ \' \" \?, \NNN (one to three
+// octal digits), \xHH (one or two hex digits), \uHHHH and \UHHHHHHHH (one
+// to four or eight), \cX (a control character); any other escape keeps
+// its backslash, and the word ends at a NUL byte (echo's does not). echo
+// is echo -e's
+// dialect: \0NNN takes up to three digits after the 0, \c ends all
+// output (stop is then true), and \', \" and \? keep their backslash.
+// A character past U+007F from \u or \U depends on the locale: known is
+// then false.
+func ansiC(s string, echo bool) (out string, stop, known bool) {
+	var b strings.Builder
+	known = true
+	hex := func(c byte) (int, bool) {
+		switch {
+		case c >= '0' && c <= '9':
+			return int(c - '0'), true
+		case c >= 'a' && c <= 'f':
+			return int(c-'a') + 10, true
+		case c >= 'A' && c <= 'F':
+			return int(c-'A') + 10, true
+		}
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		c = s[i]
+		switch c {
+		case 'a':
+			c = '\a'
+		case 'b':
+			c = '\b'
+		case 'e', 'E':
+			c = 0x1b
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'v':
+			c = '\v'
+		case '\\':
+		case '\'', '"', '?':
+			if echo {
+				b.WriteByte('\\')
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			n, digits := int(c-'0'), 2
+			switch {
+			case echo && c == '0':
+				digits = 3 // \0NNN: up to three digits after the 0
+			case echo:
+				b.WriteByte('\\') // echo knows no \NNN
+				b.WriteByte(c)
+				continue
+			}
+			for ; digits > 0 && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '7'; digits-- {
+				i++
+				n = n*8 + int(s[i]-'0')
+			}
+			c = byte(n & 0xff)
+		case 'x':
+			n, digits := 0, 0
+			for ; digits < 2 && i+1 < len(s); digits++ {
+				v, ok := hex(s[i+1])
+				if !ok {
+					break
+				}
+				i++
+				n = n*16 + v
+			}
+			if digits == 0 {
+				b.WriteByte('\\')
+				break
+			}
+			c = byte(n)
+		case 'u', 'U':
+			max := 4
+			if c == 'U' {
+				max = 8
+			}
+			n, digits := 0, 0
+			for ; digits < max && i+1 < len(s); digits++ {
+				v, ok := hex(s[i+1])
+				if !ok {
+					break
+				}
+				i++
+				n = n*16 + v
+			}
+			switch {
+			case digits == 0:
+				b.WriteByte('\\')
+			case n > 0x7f:
+				known = false
+				b.WriteRune(rune(n))
+				continue
+			default:
+				c = byte(n)
+			}
+		case 'c':
+			if echo {
+				return b.String(), true, known
+			}
+			if i+1 == len(s) {
+				b.WriteByte('\\') // a \c at the end stays
+				break
+			}
+			i++
+			c = s[i]
+			if c == '\\' && i+1 < len(s) && s[i+1] == '\\' {
+				i++
+			}
+			if c == '?' {
+				c = 0x7f
+			} else {
+				if c >= 'a' && c <= 'z' {
+					c -= 'a' - 'A'
+				}
+				c &= 0x1f
+			}
+		default:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	out = b.String()
+	if n := strings.IndexByte(out, 0); n >= 0 && !echo {
+		out = out[:n] // bash's strings end at a NUL; echo writes it
+	}
+	return out, false, known
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// hookFormSteps are steps that each delete their own file f/ID in a form
+// a deny "rm *" hook must see through: one or more a class.
+func hookFormSteps() map[string]string {
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i386"}[runtime.GOARCH]
+	return map[string]string{
+		"envS":      `env -S'rm f/envS'`,
+		"envSep":    `env -S'rm\_f/envSep'`,
+		"envLong":   `env --split-string='sh -c "rm f/envLong"'`,
+		"ansiHex":   `bash -c "$'\\x72m' f/ansiHex"`,
+		"ansiOct":   `bash -c "$'\\162m' f/ansiOct"`,
+		"ansiEval":  `bash -c "eval $'\\x72m f/ansiEval'"`,
+		"trap":      `bash -c "trap 'rm f/trap' 0"`,
+		"trapExit":  `bash -c "trap -- 'rm f/trapExit' EXIT; true"`,
+		"here":      `bash -c "bash <<< 'rm f/here'"`,
+		"heredoc":   "bash -c \"sh <<EOF\nrm f/heredoc\nEOF\"",
+		"pipe":      `bash -c "echo 'rm f/pipe' | sh"`,
+		"printf":    `bash -c "printf '%s %s\\n' rm f/printf | bash"`,
+		"source":    `bash -c ". <(echo rm f/source)"`,
+		"setpriv":   `setpriv --no-new-privs rm f/setpriv`,
+		"prlimit":   `prlimit --nofile=64 rm f/prlimit`,
+		"setarch":   `setarch ` + arch + ` -R rm f/setarch`,
+		"unshare":   `unshare --fork rm f/unshare`,
+		"strace":    `strace -f -o /dev/null rm f/strace`,
+		"script":    `script -qc 'rm f/script' /dev/null`,
+		"su":        `su -c 'rm f/su'`,
+		"runuser":   `runuser -u root -- rm f/runuser`,
+		"varName":   `bash -c "r=rm; \$r f/varName"`,
+		"substName": `bash -c "\$(echo rm) f/substName"`,
+	}
+}
+
+// TestRunShellHookForms: through planc run, a deny "rm *" hook refuses
+// every form of hookFormSteps — env -S, ANSI-C quoting, trap, here-strings,
+// here-documents and pipes into a shell, source <(…), the wrappers, and a
+// command whose name is not known (fail closed) — and every file
+// survives; the control runs the same steps without the hook, and each
+// deletes its file.
+func TestRunShellHookForms(t *testing.T) {
+	attackNeedScope(t)
+	forms := hookFormSteps()
+	var ids []string
+	for id, line := range forms {
+		// A wrapper this machine lacks cannot delete anything in the control.
+		if _, err := exec.LookPath(strings.Fields(line)[0]); err != nil {
+			t.Logf("%s: %v", id, err)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	plan := func() string {
+		var steps []string
+		for _, id := range ids {
+			steps = append(steps, `{"id": `+quoteJSON(id)+`, "shell": `+quoteJSON(forms[id])+`, "on_error": "continue"}`)
+		}
+		return `{"id": "forms", "steps": [` + strings.Join(steps, ",\n") + `]}`
+	}()
+	allow := `["env", "bash", "sh", "setpriv", "prlimit", "setarch", "unshare", "strace", "script", "su", "runuser"]`
+	for _, hooked := range []bool{true, false} {
+		name := "control"
+		hooks := `[]`
+		if hooked {
+			name = "hooked"
+			hooks = `[{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}]`
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			files := []string{"capsule.json", `{"name": "local/hooked", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ` + allow + `}}, "hooks": ` + hooks + `}`,
+				"plan.json", plan}
+			for _, id := range ids {
+				files = append(files, "f/"+id, "keep\n")
+			}
+			attackFiles(t, dir, files...)
+			stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "--session", filepath.Join(dir, "sess"), "plan.json")
+			got := attackSteps(t, stdout, stderr)
+			if code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+			}
+			for _, id := range ids {
+				s := got[id]
+				b, err := os.ReadFile(filepath.Join(dir, "f", id))
+				if hooked {
+					if s.Status != "failed" || s.Error == nil || !strings.HasPrefix(*s.Error, "refused by hook 0 (on-shell") {
+						t.Errorf("%s (%q): %s %s", id, forms[id], s.Status, derefOr(s.Error))
+					}
+					if err != nil || string(b) != "keep\n" {
+						t.Errorf("%s (%q): f/%s is %q %v", id, forms[id], id, b, err)
+					}
+					continue
+				}
+				if !os.IsNotExist(err) {
+					t.Errorf("control %s (%q): f/%s still there (%s %s; output %s)", id, forms[id], id, s.Status, derefOr(s.Error), derefOr(s.Output))
+				}
+			}
+			if hooked {
+				for _, id := range []string{"varName", "substName"} {
+					if s := got[id]; s.Error == nil || !strings.Contains(*s.Error, "is not known before it runs") {
+						t.Errorf("%s: %s", id, derefOr(s.Error))
+					}
+				}
+			}
+		})
+	}
+}
