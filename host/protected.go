@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect"
@@ -90,6 +91,42 @@ func newProtectedSet(in protectedInput) *protectedSet {
 	return s
 }
 
+// readOnlyLinks refuses a read_only entry whose path passes through a
+// symbolic link (docs/security.md, "Inodes, not paths"): the kernel's
+// read-only bind holds the file the link leads to, not the link, so a
+// step could re-point the link and every later reader of the path would
+// read the step's file. The error names the entry, the link and the path
+// to write instead. A path whose end does not exist yet is checked as
+// far as it exists.
+func readOnlyLinks(m *ast.Manifest, manifestDir string) error {
+	for _, e := range m.Capabilities.ReadOnly {
+		abs := absPath(manifestDir, e.Name)
+		cur := string(filepath.Separator)
+		if v := filepath.VolumeName(abs); v != "" {
+			cur = v + cur
+		}
+		for _, c := range strings.Split(strings.TrimLeft(abs[len(filepath.VolumeName(abs)):], `/\`), string(filepath.Separator)) {
+			if c == "" {
+				continue
+			}
+			cur = filepath.Join(cur, c)
+			fi, err := os.Lstat(cur)
+			if err != nil {
+				break
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			fix := "name the path without the link"
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				fix = fmt.Sprintf("write %q, where it leads, instead", real)
+			}
+			return fmt.Errorf("%q passes through the symbolic link %s: planc holds files read-only, not the links to them, so a step could re-point the link; %s", e.Name, cur, fix)
+		}
+	}
+	return nil
+}
+
 // add protects p (made absolute); what is "" for a read_only entry.
 func (s *protectedSet) add(p, what string) {
 	if p == "" {
@@ -167,10 +204,18 @@ func (s *protectedSet) command(word, dir string) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	// The common case costs what S14's lookup did, and one stat.
+	// The common case costs what S14's lookup did, and two stats: the
+	// word must still lead to the file it led to, and the path run must
+	// still be that file (a step that moved the file's directory aside,
+	// planted its own file at the old path and re-pointed a link to the
+	// moved original would pass the first check alone).
 	if path, err := shell.Resolve(word, dir); err == nil {
 		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, was.fi) {
-			return was.real, nil
+			if rfi, err := os.Lstat(was.real); err == nil && os.SameFile(rfi, was.fi) {
+				return was.real, nil
+			}
+			return "", fmt.Errorf("refused: %s, the file %q ran when the plan started, is not that file any more (its directory was moved or the file replaced): "+
+				"planc runs only what an allowed command resolved to at plan start; restore it, or start the plan again", was.real, word)
 		}
 	}
 	now, ok := resolveBinary(word, dir)

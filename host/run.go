@@ -249,6 +249,10 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		observe: r.cfg.Observe,
 		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
+	defer h.caps.Close()
+	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
+		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
+	}
 	// The protected set, taken now, at plan start: the kernel holds it
 	// read-only for the steps and the capsules' commands, the built-in
 	// tools check what they open against it, and the refusals refuse a

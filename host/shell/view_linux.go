@@ -28,6 +28,9 @@ func setUpView(c shimConfig) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("making mounts slaves of the host's: %w", err)
 	}
+	if err := bindAncestors(c.ro); err != nil {
+		return err
+	}
 	for _, p := range c.ro {
 		if err := bindReadOnly(p); err != nil {
 			return err
