@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/trust"
 )
 
 // protectedSet is what one run protects from its steps and its tool calls
@@ -30,6 +32,9 @@ type protectedSet struct {
 	// bins are the files the allowlisted shell words resolved to at plan
 	// start, by word (S14).
 	bins map[string]binary
+	// workDir is the steps' working directory, under which no path with a
+	// .planc component is written.
+	workDir string
 }
 
 // serverStarter is a scope that starts MCP servers under the protection
@@ -54,6 +59,9 @@ type protectedInput struct {
 	workDir      string // shell words with a slash, and PATH lookups, start here
 	sessionDir   string
 	roostDir     string
+	// runFiles are what the capsules the plan's capsule steps may spawn
+	// would run (capsule.Launcher.RunFiles).
+	runFiles []capsule.RunFile
 }
 
 // newProtectedSet builds the protected set of a run, at plan start: the
@@ -62,7 +70,7 @@ type protectedInput struct {
 // allowlisted shell words resolve to now, and the paths the capsule
 // that spawned this one protects (shell.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
-	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}}
+	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}, workDir: absPath("", in.workDir)}
 	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
 	if in.workDir != "" {
 		// The working directory's .planc: every session in it (a redrive
@@ -84,6 +92,14 @@ func newProtectedSet(in protectedInput) *protectedSet {
 		}
 		s.bins[word] = b
 		s.add(b.real, fmt.Sprintf("the file the allowed command %q runs", word))
+	}
+	for _, f := range in.runFiles {
+		s.add(f.Path, fmt.Sprintf("%s of the sub-capsule %s, fixed when the plan started", f.What, f.Capsule))
+	}
+	if dir, err := trust.Dir(); err == nil && os.MkdirAll(dir, 0o700) == nil {
+		// Made now so that the kernel can hold it: a record a step could
+		// write would let a plan plant a trusted capsule for a later run.
+		s.add(dir, "the record of the capsule manifests the user trusted (planc trust)")
 	}
 	for _, p := range shell.Inherited() {
 		s.add(p, "a path the capsule that spawned this one protects")
@@ -169,7 +185,7 @@ func (s *protectedSet) runtimePaths() []string {
 // against: every protected path, notes (the session's notes.md) open for
 // appending.
 func (s *protectedSet) toolSet(notes string) *protect.Set {
-	return protect.NewSet(s.paths, []string{notes})
+	return protect.NewSet(s.paths, []string{notes}).WithRuntimeDirs(s.workDir)
 }
 
 // resolveBinary resolves word as a shell step's first word resolves (S14)

@@ -258,7 +258,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	// tools check what they open against it, and the refusals refuse a
 	// step that names it.
 	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.ManifestPath,
-		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir()})
+		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir(), runFiles: h.caps.RunFiles()})
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
 	h.caps.Protect = h.shell.protect

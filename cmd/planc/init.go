@@ -57,7 +57,12 @@ func runInit(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc init: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it\n", projectCapsule)
+	// Written by the user's own hand: trusted as written (planc trust).
+	if err := recordTrust(projectCapsule, starterCapsule(filepath.Base(wd))); err != nil {
+		fmt.Fprintf(e.stderr, "planc init: wrote %s, but could not trust it: %v; run \"planc trust\" once that is fixed\n", projectCapsule, err)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it, then run \"planc trust\" after each change\n", projectCapsule)
 	if before != "" {
 		fmt.Fprintf(e.stderr, "planc init: note: it takes the place of %s from here down\n", before)
 	}
