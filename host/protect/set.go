@@ -19,13 +19,13 @@ import (
 // resolves its path cannot make it write there (see OpenWrite). A Set is
 // read only after NewSet: it may be shared by goroutines.
 type Set struct {
-	entries    []setEntry
-	byID       map[fileID]*setEntry
-	hasDirs    bool // a directory entry exists: ancestors must be walked
+	entries []setEntry
+	byID    map[fileID]*setEntry
+	hasDirs bool // a directory entry exists: ancestors must be walked
 	// runtimeUnder is the working directory under which no path with a
 	// .planc component is written (WithRuntimeDirs); "" for none.
 	runtimeUnder string
-	appendable []appendFile
+	appendable   []appendFile
 
 	// linked holds the files with more than one name under the protected
 	// directories, found on the first write of a file with more than one
