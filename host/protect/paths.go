@@ -333,12 +333,6 @@ func (a *analyzer) exactAll(w word, val string, tree bool, cwds []string) bool {
 func (a *analyzer) exact(w word, raw string, tree bool) bool {
 	lex := filepath.Clean(raw)
 	real := resolve(raw)
-	for _, p := range []string{lex, real} {
-		if a.planted(p) {
-			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, resolved: p != lex, planc: true}
-			return true
-		}
-	}
 	for _, r := range a.roots {
 		for _, p := range []string{lex, real} {
 			for _, rp := range []string{r.abs, r.real} {
@@ -349,6 +343,14 @@ func (a *analyzer) exact(w word, raw string, tree bool) bool {
 					return true
 				}
 			}
+		}
+	}
+	// Then any other .planc directory under the working directory (the
+	// protected paths first: their refusals say more).
+	for _, p := range []string{lex, real} {
+		if a.planted(p) {
+			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, resolved: p != lex, planc: true}
+			return true
 		}
 	}
 	return false
@@ -378,14 +380,6 @@ func (a *analyzer) pattern(w word, pat string, tree, open bool) bool {
 			pats = append(pats, real)
 		}
 	}
-	for i, p := range pats {
-		// A literal .planc component (a pattern's * does not name it: a
-		// shell's globs skip dot files).
-		if a.plantedPattern(p) {
-			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, pattern: true, resolved: i > 0, planc: true}
-			return true
-		}
-	}
 	for _, r := range a.roots {
 		for i, p := range pats {
 			pc := comps(p)
@@ -402,6 +396,14 @@ func (a *analyzer) pattern(w word, pat string, tree, open bool) bool {
 					return true
 				}
 			}
+		}
+	}
+	for i, p := range pats {
+		// A literal .planc component (a pattern's * does not name it: a
+		// shell's globs skip dot files).
+		if a.plantedPattern(p) {
+			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, pattern: true, resolved: i > 0, planc: true}
+			return true
 		}
 	}
 	return false

@@ -163,14 +163,14 @@ func (s *Set) checkDir(fd int, leaf, name string, ancestors, appending bool) err
 	real, hasReal := fdPath(fd)
 	if hasReal {
 		p := filepath.Join(real, leaf)
-		if d := s.runtimeDir(p); d != "" {
-			return &ProtectedError{Name: name, Path: p, Protected: d}
-		}
 		for i := range s.entries {
 			e := &s.entries[i]
 			if under(p, e.path) || under(p, e.real) {
 				return &ProtectedError{Name: name, Path: p, Protected: e.path}
 			}
+		}
+		if d := s.runtimeDir(p); d != "" {
+			return &ProtectedError{Name: name, Path: p, Protected: d}
 		}
 	}
 	if !s.hasDirs {

@@ -19,6 +19,10 @@ import (
 // place. Everything in those directories stays as writable as before.
 // The binds are made shallowest first, before the read-only binds, so
 // that each copies the mounts beneath it.
+//
+// A process whose working directory lies under a directory bound here
+// still stands in the mount beneath the bind, where the read-only binds
+// are not: it must change to its directory again, by path (rechdir).
 func bindAncestors(ro []string) error {
 	var dirs []string
 	for _, p := range ro {
@@ -40,6 +44,18 @@ func bindAncestors(ro []string) error {
 		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind-mounting %s, a directory above a protected path: %w", d, err)
 		}
+	}
+	return nil
+}
+
+// rechdir changes to wd again, by its path: through the mounts made since
+// the process entered it.
+func rechdir(wd string) error {
+	if wd == "" {
+		return nil
+	}
+	if err := unix.Chdir(wd); err != nil {
+		return fmt.Errorf("changing to %s again through the protecting mounts: %w", wd, err)
 	}
 	return nil
 }
