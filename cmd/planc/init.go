@@ -25,7 +25,9 @@ and serve use it here and in every directory below that has no
 .planc/capsule.json of its own, unless --capsule names another; each
 capability refusal names the field to add an entry to. docs/manifest.md
 describes every field. An existing .planc/capsule.json is never
-overwritten.
+overwritten. planc init trusts the manifest it writes (planc trust): a
+.planc/capsule.json that commands find is used only as it was trusted, so
+run planc trust again after editing it.
 
 exit status: 0 written, 1 .planc/capsule.json exists already, 2 usage
 error or a file that could not be written

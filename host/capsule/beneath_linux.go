@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,4 +37,10 @@ func openBeneath(root *os.File, rel, name string) (*os.File, error) {
 		}
 		return os.NewFile(uintptr(fd), name), nil
 	}
+}
+
+// dirPath is the path the opened directory f has now, its links
+// resolved, as the kernel knows it.
+func dirPath(f *os.File) (string, error) {
+	return os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
 }

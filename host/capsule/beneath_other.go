@@ -15,3 +15,6 @@ func openDir(dir string) (*os.File, error) { return os.Open(dir) }
 func openBeneath(root *os.File, rel, name string) (*os.File, error) {
 	return os.Open(filepath.Join(root.Name(), rel))
 }
+
+// dirPath is the path of the opened directory f, its links resolved.
+func dirPath(f *os.File) (string, error) { return filepath.EvalSymlinks(f.Name()) }

@@ -96,7 +96,7 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 	files = append(files, srcR)
 	// The child runs in the working directory: every path it gets is
 	// absolute.
-	roost, _ := filepath.Abs(d.roost.Dir)
+	roost, _ := filepath.Abs(d.roost.RealDir())
 	sessDir, _ := filepath.Abs(dir)
 	cmd := &exec.Cmd{
 		Path: exe,

@@ -48,7 +48,7 @@ func (d *Launcher) RunFiles() []RunFile {
 		}
 		seen[name] = true
 		ns, base, _ := strings.Cut(name, "/")
-		capDir := filepath.Join(d.roost.Dir, ns, base)
+		capDir := filepath.Join(d.roost.RealDir(), ns, base)
 		src, err := d.roost.read(filepath.Join(ns, base, ManifestFile), filepath.Join(capDir, ManifestFile))
 		if err != nil {
 			continue

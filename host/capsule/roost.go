@@ -33,8 +33,9 @@ type Roost struct {
 	// Dir is the roost directory.
 	Dir string
 	// root is the roost as opened at plan start (Open); nil opens Dir at
-	// each Resolve.
+	// each Resolve. real is its path then, links resolved.
 	root *os.File
+	real string
 }
 
 // Open returns the roost at dir as it is now: later spawns read its
@@ -51,7 +52,22 @@ func Open(dir string) (Roost, error) {
 		f.Close()
 		return Roost{Dir: dir}, fmt.Errorf("%s is not a directory", dir)
 	}
-	return Roost{Dir: dir, root: f}, nil
+	real, err := dirPath(f)
+	if err != nil {
+		real = dir
+	}
+	return Roost{Dir: dir, root: f, real: real}, nil
+}
+
+// RealDir is the directory the roost was when Open opened it, its links
+// resolved: what a sub-capsule is told its roost is, and where a
+// manifest's relative paths start, so that neither follows a link a step
+// has since re-pointed. Dir when the roost was not opened.
+func (r Roost) RealDir() string {
+	if r.real == "" {
+		return r.Dir
+	}
+	return r.real
 }
 
 // Close releases what Open opened.
@@ -122,7 +138,10 @@ func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
 		// manifest could still hold one, and it must not name a path.
 		return nil, fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
 	}
-	dir, err := filepath.Abs(r.Dir)
+	// Its place as the roost was opened: the manifest's relative paths
+	// (a command ./run.sh, an entrypoint plan) start there, not wherever
+	// a link to the roost leads now.
+	dir, err := filepath.Abs(r.RealDir())
 	if err != nil {
 		return nil, err
 	}
