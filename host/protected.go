@@ -6,11 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/trust"
 )
 
 // protectedSet is what one run protects from its steps and its tool calls
@@ -29,6 +32,9 @@ type protectedSet struct {
 	// bins are the files the allowlisted shell words resolved to at plan
 	// start, by word (S14).
 	bins map[string]binary
+	// workDir is the steps' working directory, under which no path with a
+	// .planc component is written.
+	workDir string
 }
 
 // serverStarter is a scope that starts MCP servers under the protection
@@ -53,6 +59,9 @@ type protectedInput struct {
 	workDir      string // shell words with a slash, and PATH lookups, start here
 	sessionDir   string
 	roostDir     string
+	// runFiles are what the capsules the plan's capsule steps may spawn
+	// would run (capsule.Launcher.RunFiles).
+	runFiles []capsule.RunFile
 }
 
 // newProtectedSet builds the protected set of a run, at plan start: the
@@ -61,7 +70,7 @@ type protectedInput struct {
 // allowlisted shell words resolve to now, and the paths the capsule
 // that spawned this one protects (shell.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
-	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}}
+	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}, workDir: absPath("", in.workDir)}
 	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
 	if in.workDir != "" {
 		// The working directory's .planc: every session in it (a redrive
@@ -84,10 +93,54 @@ func newProtectedSet(in protectedInput) *protectedSet {
 		s.bins[word] = b
 		s.add(b.real, fmt.Sprintf("the file the allowed command %q runs", word))
 	}
+	for _, f := range in.runFiles {
+		s.add(f.Path, fmt.Sprintf("%s of the sub-capsule %s, fixed when the plan started", f.What, f.Capsule))
+	}
+	if dir, err := trust.Dir(); err == nil && os.MkdirAll(dir, 0o700) == nil {
+		// Made now so that the kernel can hold it: a record a step could
+		// write would let a plan plant a trusted capsule for a later run.
+		s.add(dir, "the record of the capsule manifests the user trusted (planc trust)")
+	}
 	for _, p := range shell.Inherited() {
 		s.add(p, "a path the capsule that spawned this one protects")
 	}
 	return s
+}
+
+// readOnlyLinks refuses a read_only entry whose path passes through a
+// symbolic link (docs/security.md, "Inodes, not paths"): the kernel's
+// read-only bind holds the file the link leads to, not the link, so a
+// step could re-point the link and every later reader of the path would
+// read the step's file. The error names the entry, the link and the path
+// to write instead. A path whose end does not exist yet is checked as
+// far as it exists.
+func readOnlyLinks(m *ast.Manifest, manifestDir string) error {
+	for _, e := range m.Capabilities.ReadOnly {
+		abs := absPath(manifestDir, e.Name)
+		cur := string(filepath.Separator)
+		if v := filepath.VolumeName(abs); v != "" {
+			cur = v + cur
+		}
+		for _, c := range strings.Split(strings.TrimLeft(abs[len(filepath.VolumeName(abs)):], `/\`), string(filepath.Separator)) {
+			if c == "" {
+				continue
+			}
+			cur = filepath.Join(cur, c)
+			fi, err := os.Lstat(cur)
+			if err != nil {
+				break
+			}
+			if fi.Mode()&os.ModeSymlink == 0 {
+				continue
+			}
+			fix := "name the path without the link"
+			if real, err := filepath.EvalSymlinks(abs); err == nil {
+				fix = fmt.Sprintf("write %q, where it leads, instead", real)
+			}
+			return fmt.Errorf("%q passes through the symbolic link %s: planc holds files read-only, not the links to them, so a step could re-point the link; %s", e.Name, cur, fix)
+		}
+	}
+	return nil
 }
 
 // add protects p (made absolute); what is "" for a read_only entry.
@@ -132,7 +185,7 @@ func (s *protectedSet) runtimePaths() []string {
 // against: every protected path, notes (the session's notes.md) open for
 // appending.
 func (s *protectedSet) toolSet(notes string) *protect.Set {
-	return protect.NewSet(s.paths, []string{notes})
+	return protect.NewSet(s.paths, []string{notes}).WithRuntimeDirs(s.workDir)
 }
 
 // resolveBinary resolves word as a shell step's first word resolves (S14)
@@ -167,10 +220,18 @@ func (s *protectedSet) command(word, dir string) (string, error) {
 	if !ok {
 		return "", nil
 	}
-	// The common case costs what S14's lookup did, and one stat.
+	// The common case costs what S14's lookup did, and two stats: the
+	// word must still lead to the file it led to, and the path run must
+	// still be that file (a step that moved the file's directory aside,
+	// planted its own file at the old path and re-pointed a link to the
+	// moved original would pass the first check alone).
 	if path, err := shell.Resolve(word, dir); err == nil {
 		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, was.fi) {
-			return was.real, nil
+			if rfi, err := os.Lstat(was.real); err == nil && os.SameFile(rfi, was.fi) {
+				return was.real, nil
+			}
+			return "", fmt.Errorf("refused: %s, the file %q ran when the plan started, is not that file any more (its directory was moved or the file replaced): "+
+				"planc runs only what an allowed command resolved to at plan start; restore it, or start the plan again", was.real, word)
 		}
 	}
 	now, ok := resolveBinary(word, dir)

@@ -1,6 +1,9 @@
 package host
 
 import (
+	"github.com/planc/planc/host/capsule"
+	"github.com/planc/planc/internal/trust"
+
 	"context"
 	"errors"
 	"os"
@@ -51,13 +54,22 @@ func protectedWorld(t *testing.T) (dir string) {
 func TestProtectedSet(t *testing.T) {
 	dir := protectedWorld(t)
 	t.Setenv(shell.EnvProtected, `["/parent/session"]`)
+	record := filepath.Join(t.TempDir(), "trusted") // made by the set
+	t.Setenv(trust.EnvDir, record)
 	sess := filepath.Join(dir, ".planc", "sessions", "s1")
 	s := newProtectedSet(protectedInput{
 		m: manifest(t, readFile(t, filepath.Join(dir, "capsule.json"))), manifestDir: dir, manifestPath: filepath.Join(dir, "capsule.json"),
 		workDir: dir, sessionDir: sess, roostDir: filepath.Join(dir, "roost"),
+		runFiles: []capsule.RunFile{{Path: filepath.Join(dir, "tools", "deploy.sh"), Capsule: "local/w", What: "its command entrypoint"}},
 	})
 	want := []string{sess, filepath.Join(dir, ".planc"), filepath.Join(dir, "ro"), filepath.Join(dir, "roost"), filepath.Join(dir, "capsule.json"),
-		filepath.Join(dir, "bin", "tool"), filepath.Join(dir, "local-tool"), "/parent/session"}
+		filepath.Join(dir, "bin", "tool"), filepath.Join(dir, "local-tool"), filepath.Join(dir, "tools", "deploy.sh"), record, "/parent/session"}
+	if fi, err := os.Stat(record); err != nil || !fi.IsDir() {
+		t.Errorf("the trusted manifests' record was not made, so the kernel could not hold it: %v", err)
+	}
+	if what, _ := s.runtime(filepath.Join(dir, "tools", "deploy.sh")); what != "its command entrypoint of the sub-capsule local/w, fixed when the plan started" {
+		t.Errorf("a sub-capsule's file: %q", what)
+	}
 	if !slices.Equal(s.paths, want) {
 		t.Errorf("paths\n%q\nwant\n%q", s.paths, want)
 	}

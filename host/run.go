@@ -249,12 +249,16 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		observe: r.cfg.Observe,
 		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
+	defer h.caps.Close()
+	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
+		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
+	}
 	// The protected set, taken now, at plan start: the kernel holds it
 	// read-only for the steps and the capsules' commands, the built-in
 	// tools check what they open against it, and the refusals refuse a
 	// step that names it.
 	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.ManifestPath,
-		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir()})
+		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir(), runFiles: h.caps.RunFiles()})
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
 	h.caps.Protect = h.shell.protect

@@ -340,18 +340,19 @@ func TestAttackReplacePlanc(t *testing.T) {
 }
 
 // TestAttackSubCapsuleServer: a sub-capsule's MCP servers start when it
-// is spawned, after its parent's steps have run; planc trusts them, but
-// not the files they run. A shell step rewrites the script that the
-// server of local/m runs (outside the roost, where nothing protects it);
-// spawning local/m then runs it, and it may not write what its parent
-// protects (.planc/ here). A well-behaved server in a sub-capsule
-// (local/good) still serves its tools, and writes where steps may.
+// is spawned, after its parent's steps have run. A shell step tries to
+// rewrite the script that the server of local/m runs (outside the roost):
+// what a sub-capsule runs is fixed at the parent's plan start, so the
+// write fails. The script itself misbehaves: spawning local/m runs it,
+// and it may not write what its parent protects (.planc/ here). A
+// well-behaved server in a sub-capsule (local/good) still serves its
+// tools, and writes where steps may.
 func TestAttackSubCapsuleServer(t *testing.T) {
 	needRootScope(t)
 	dir := t.TempDir()
 	bin := mcpServerBin(t)
 	escaped := filepath.Join(dir, ".planc", "ESCAPED")
-	testkit.WriteFiles(t, dir, "server.sh", "exit 0\n",
+	testkit.WriteFiles(t, dir, "server.sh", "echo escaped > "+escaped+"\nexit 1\n",
 		"roost/local/m/capsule.json", `{"name": "local/m", "entrypoint": {"plan": "p.json"},
 			"tools": {"builtin": ["notes"], "mcp": {"s": {"command": ["sh", `+quoteJSON(filepath.Join(dir, "server.sh"))+`]}}}}`,
 		"roost/local/m/p.json", `{"id": "p", "steps": [{"id": "n", "tool": "notes", "input": {"body": "x"}}]}`,
@@ -361,14 +362,14 @@ func TestAttackSubCapsuleServer(t *testing.T) {
 			{"id": "put", "tool": "write", "input": {"path": "out.txt", "content": "put"}}]}`,
 		"capsule.json", `{"name": "local/x", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]},
 			"spawn": {"allow": ["local/m", "local/good"]}}}`,
-		"rewrite.sh", "printf 'echo escaped > "+escaped+"\\nexit 1\\n' > server.sh && echo rewritten\n",
-		"plan.json", `{"id": "srv", "steps": [{"id": "rewrite", "shell": "sh rewrite.sh"},
+		"rewrite.sh", "printf 'exit 0\\n' > server.sh && echo rewritten\n",
+		"plan.json", `{"id": "srv", "steps": [{"id": "rewrite", "shell": "sh rewrite.sh", "on_error": "continue"},
 			{"id": "m", "capsule": "m", "input": "go", "depends_on": ["rewrite"], "on_error": "continue"},
 			{"id": "good", "capsule": "good", "input": "go", "depends_on": ["rewrite"]}]}`)
 	r := planc(t, dir, "--capsule", "capsule.json", "plan.json")
 	steps := attackSteps(t, r.stdout, r.stderr)
-	if s := steps["rewrite"]; deref(s.Output) != "rewritten\n" {
-		t.Fatalf("the step did not rewrite the server: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
+	if s := steps["rewrite"]; s.Status != "failed" || !strings.Contains(deref(s.Output)+deref(s.Error), "Read-only file system") {
+		t.Fatalf("the parent's step rewrote its sub-capsule's server: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 	}
 	if s := steps["m"]; s.Status != "failed" || !strings.Contains(deref(s.Error), "Read-only file system") {
 		t.Errorf("m: %s %s; want it failed by a read-only .planc", s.Status, deref(s.Error))

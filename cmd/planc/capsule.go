@@ -17,14 +17,15 @@ import (
 var capsuleCommand = &command{
 	name:    capsule.Command,
 	summary: "internal: runs one sub-capsule of a capsule step",
-	usage: `usage: planc __capsule --roost DIR --session DIR MANIFEST
+	usage: `usage: planc __capsule --roost DIR --session DIR [--manifest-fd N] MANIFEST
 
 Internal to planc run: one sub-capsule of a capsule step. It runs the
 entrypoint of the capsule MANIFEST (from the roost DIR) with its session in
 --session, the objective on standard input and the answer on standard
 output. $PLANC_SPAWNED_BY and $PLANC_DELEGATION_ID name its parent; fd 3 is
-its lifeline (EOF when its parent dies) and fd 4 its status pipe. SIGTERM
-winds it down.
+its lifeline (EOF when its parent dies) and fd 4 its status pipe; with
+--manifest-fd the manifest's bytes are read from fd N, and MANIFEST only
+names it. SIGTERM winds it down.
 `,
 	run: runCapsule,
 }
@@ -34,6 +35,7 @@ func runCapsule(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	roost := fs.String("roost", "", "")
 	session := fs.String("session", "", "")
+	manifestFD := fs.Int("manifest-fd", 0, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	switch {
 	case !ok:
@@ -62,6 +64,16 @@ func runCapsule(e *env, c *command, args []string) int {
 		if f := inheritedFile(4, "status"); f != nil {
 			cfg.Status = f
 		}
+	}
+	if *manifestFD > 2 {
+		// The manifest's bytes as the launcher read them: the file at
+		// MANIFEST names it, and is not read again.
+		f := inheritedFile(*manifestFD, "manifest")
+		if f == nil {
+			return e.usageError(c, "--manifest-fd names no open file")
+		}
+		defer f.Close()
+		cfg.ManifestSrc = f
 	}
 	return int(host.RunCapsule(ctx, cfg))
 }

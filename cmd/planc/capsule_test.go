@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
 
@@ -159,4 +160,5 @@ func writeFile(t *testing.T, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	testkit.TrustProject(t, path, body)
 }

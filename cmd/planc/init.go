@@ -25,7 +25,9 @@ and serve use it here and in every directory below that has no
 .planc/capsule.json of its own, unless --capsule names another; each
 capability refusal names the field to add an entry to. docs/manifest.md
 describes every field. An existing .planc/capsule.json is never
-overwritten.
+overwritten. planc init trusts the manifest it writes (planc trust): a
+.planc/capsule.json that commands find is used only as it was trusted, so
+run planc trust again after editing it.
 
 exit status: 0 written, 1 .planc/capsule.json exists already, 2 usage
 error or a file that could not be written
@@ -57,7 +59,12 @@ func runInit(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc init: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it\n", projectCapsule)
+	// Written by the user's own hand: trusted as written (planc trust).
+	if err := recordTrust(projectCapsule, starterCapsule(filepath.Base(wd))); err != nil {
+		fmt.Fprintf(e.stderr, "planc init: wrote %s, but could not trust it: %v; run \"planc trust\" once that is fixed\n", projectCapsule, err)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it, then run \"planc trust\" after each change\n", projectCapsule)
 	if before != "" {
 		fmt.Fprintf(e.stderr, "planc init: note: it takes the place of %s from here down\n", before)
 	}

@@ -84,10 +84,22 @@ func (e *env) loadPlan(path string, caps *check.Capabilities) (*diag.File, *chec
 // only when the file cannot be read. Relative paths in m are relative to
 // path's directory.
 func (e *env) loadManifest(path string) (m *ast.Manifest, ds []diag.Diagnostic, err error) {
+	return e.loadManifestChecked(path, nil)
+}
+
+// loadManifestChecked is loadManifest that, before parsing, hands the
+// bytes read to accept (when not nil), whose error it returns: the
+// bytes judged are the bytes used.
+func (e *env) loadManifestChecked(path string, accept func(src []byte) error) (m *ast.Manifest, ds []diag.Diagnostic, err error) {
 	lim := parser.DefaultLimits()
 	f, err := e.readSource(path, lim.MaxBytes)
 	if err != nil {
 		return nil, nil, err
+	}
+	if accept != nil {
+		if err := accept(f.Src); err != nil {
+			return nil, nil, err
+		}
 	}
 	if lim.MaxBytes > 0 && len(f.Src) > lim.MaxBytes {
 		return nil, diag.Attach(f, []ast.Diagnostic{tooLarge(lim.MaxBytes, "is this file a capsule manifest?")}), nil

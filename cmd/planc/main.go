@@ -53,6 +53,7 @@ type command struct {
 func commands() []*command {
 	return []*command{
 		initCommand,
+		trustCommand,
 		checkCommand,
 		dumpIRCommand,
 		runCommand,

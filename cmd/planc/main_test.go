@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/planc/planc/internal/testkit"
+
 	"bytes"
 	"os"
 	"path/filepath"
@@ -39,6 +41,7 @@ func inTempDir(t *testing.T, files map[string]string) string {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		testkit.TrustProject(t, filepath.Join(dir, name), body)
 	}
 	t.Chdir(dir)
 	return dir

@@ -135,7 +135,13 @@ func (e *env) loadCapsule(flag string) (*capsuleInfo, error) {
 		c.m = host.DefaultManifest()
 		return c, nil
 	}
-	m, ds, err := e.loadManifest(c.path)
+	var accept func([]byte) error
+	if c.found {
+		// A discovered manifest is the user's only when they trusted
+		// these very bytes: a plan could have written it.
+		accept = func(src []byte) error { return trustedCapsule(c.path, src) }
+	}
+	m, ds, err := e.loadManifestChecked(c.path, accept)
 	if errors.Is(err, fs.ErrNotExist) && flag != "" {
 		return nil, fmt.Errorf("%w; name an existing manifest, or leave --capsule out to use the project's (planc version says which; planc init makes one)", err)
 	}

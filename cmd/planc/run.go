@@ -134,7 +134,7 @@ func runRun(e *env, c *command, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	if err := host.AdmitFrom(capsule.m, capsule.path); err != nil {
+	if err := host.AdmitFrom(capsule.m, capsule.name()); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		refused(view, err.Error())
 		return exitUsage

@@ -74,6 +74,11 @@ type ChildConfig struct {
 	// Manifest is the capsule's capsule.json in the roost; its relative
 	// paths start from its directory.
 	Manifest string
+	// ManifestSrc, when not nil, holds the manifest's bytes as the
+	// launcher read them beneath the roost at spawn: the child parses
+	// those and does not read Manifest, which a step could have changed
+	// since.
+	ManifestSrc io.Reader
 	// SessionDir is the sub-capsule's session directory: delegations/<id>/
 	// in its parent's session.
 	SessionDir string
@@ -138,7 +143,13 @@ type PlanRunner func(ctx context.Context, e PlanEntry) (PlanResult, error)
 // and returns without session_end and without an outcome.
 func RunChild(ctx context.Context, cfg ChildConfig, runPlan PlanRunner) session.ExitCode {
 	r := &child{cfg: &cfg, st: &statusWriter{w: cfg.Status}, manifestDir: filepath.Dir(cfg.Manifest)}
-	src, err := os.ReadFile(cfg.Manifest)
+	var src []byte
+	var err error
+	if cfg.ManifestSrc != nil {
+		src, err = io.ReadAll(io.LimitReader(cfg.ManifestSrc, maxManifest+1))
+	} else {
+		src, err = os.ReadFile(cfg.Manifest)
+	}
 	if err != nil {
 		return r.fail(session.ExitRefused, err)
 	}

@@ -74,12 +74,20 @@ func NewLauncher(task *session.Task, m *ast.Manifest, roost string) *Launcher {
 		roost = abs
 	}
 	depth, _ := strconv.Atoi(os.Getenv(EnvDelegationDepth))
-	fi, err := os.Stat(roost)
+	r, err := Open(roost)
 	return &Launcher{
-		task: task, roost: Roost{Dir: roost}, roostWas: err == nil && fi.IsDir(),
+		task: task, roost: r, roostWas: err == nil,
 		from: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
 		depth: max(depth, 0), grace: Grace(),
 	}
+}
+
+// Close releases the roost's descriptor; a nil Launcher has none.
+func (d *Launcher) Close() error {
+	if d == nil {
+		return nil
+	}
+	return d.roost.Close()
 }
 
 // RoostDir returns the roost the capsule steps spawn from, absolute: a

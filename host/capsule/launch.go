@@ -17,6 +17,10 @@ import (
 	"github.com/planc/planc/host/shell"
 )
 
+// manifestFD is the index in ExtraFiles of the pipe that carries the
+// manifest's bytes to the child: its fd 5.
+const manifestFD = 2
+
 // launched is one started sub-capsule, seen from its launcher.
 type launched struct {
 	cmd      *exec.Cmd
@@ -81,26 +85,40 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 		return nil, err
 	}
 	files = append(files, statW)
-	// The child runs in the working directory: every path it gets is
-	// absolute.
-	roost, _ := filepath.Abs(d.roost.Dir)
-	sessDir, _ := filepath.Abs(dir)
-	cmd := &exec.Cmd{
-		Path: exe,
-		Args: []string{"planc", Command, "--roost", roost, "--session", sessDir, rc.Path},
-		Dir:  d.task.WorkDir,
-		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth, shell.EnvProtected),
-			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1),
-			shell.ProtectedEnv(d.Protect)),
-		Stdin: in, Stdout: out, Stderr: errf,
-		ExtraFiles: []*os.File{lifeR, statW},
-	}
-	p, err := st.StartProcess(cmd, "capsule")
+	// The manifest as the roost read it, on a pipe: the child parses
+	// these bytes and never reads the roost's file again.
+	srcR, srcW, err := os.Pipe()
 	if err != nil {
 		lifeW.Close()
 		statR.Close()
 		return nil, err
 	}
+	files = append(files, srcR)
+	// The child runs in the working directory: every path it gets is
+	// absolute.
+	roost, _ := filepath.Abs(d.roost.RealDir())
+	sessDir, _ := filepath.Abs(dir)
+	cmd := &exec.Cmd{
+		Path: exe,
+		Args: []string{"planc", Command, "--roost", roost, "--session", sessDir, "--manifest-fd", strconv.Itoa(3 + manifestFD), rc.Path},
+		Dir:  d.task.WorkDir,
+		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth, shell.EnvProtected),
+			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1),
+			shell.ProtectedEnv(d.Protect)),
+		Stdin: in, Stdout: out, Stderr: errf,
+		ExtraFiles: []*os.File{lifeR, statW, srcR},
+	}
+	p, err := st.StartProcess(cmd, "capsule")
+	if err != nil {
+		lifeW.Close()
+		statR.Close()
+		srcW.Close()
+		return nil, err
+	}
+	go func() {
+		srcW.Write(rc.Src) // a child that ended early gets nothing: EPIPE
+		srcW.Close()
+	}()
 	started = true
 	ch := &launched{cmd: cmd, p: p, lifeline: lifeW, up: make(chan struct{}), end: make(chan status, 1), eof: make(chan struct{})}
 	go ch.readStatus(statR)

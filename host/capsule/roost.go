@@ -3,11 +3,13 @@ package capsule
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/parser"
@@ -30,6 +32,50 @@ const ManifestFile = "capsule.json"
 type Roost struct {
 	// Dir is the roost directory.
 	Dir string
+	// root is the roost as opened at plan start (Open); nil opens Dir at
+	// each Resolve. real is its path then, links resolved.
+	root *os.File
+	real string
+}
+
+// Open returns the roost at dir as it is now: later spawns read its
+// manifests through the descriptor opened here, beneath it and without
+// following links, so a step that re-points a link to the roost or
+// renames a directory above it does not change what is spawned. Close
+// releases it.
+func Open(dir string) (Roost, error) {
+	f, err := openDir(dir)
+	if err != nil {
+		return Roost{Dir: dir}, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		f.Close()
+		return Roost{Dir: dir}, fmt.Errorf("%s is not a directory", dir)
+	}
+	real, err := dirPath(f)
+	if err != nil {
+		real = dir
+	}
+	return Roost{Dir: dir, root: f, real: real}, nil
+}
+
+// RealDir is the directory the roost was when Open opened it, its links
+// resolved: what a sub-capsule is told its roost is, and where a
+// manifest's relative paths start, so that neither follows a link a step
+// has since re-pointed. Dir when the roost was not opened.
+func (r Roost) RealDir() string {
+	if r.real == "" {
+		return r.Dir
+	}
+	return r.real
+}
+
+// Close releases what Open opened.
+func (r Roost) Close() error {
+	if r.root == nil {
+		return nil
+	}
+	return r.root.Close()
 }
 
 // Found is a capsule the roost found for a spawn.
@@ -40,8 +86,11 @@ type Found struct {
 	// Path is its capsule.json, absolute; Dir the directory holding it,
 	// which the manifest's relative paths start from.
 	Path, Dir string
-	// Manifest is the parsed manifest, with an entrypoint.
+	// Manifest is the parsed manifest, with an entrypoint; Src its
+	// bytes, as read beneath the roost: what the sub-capsule is handed,
+	// never a path to read again.
 	Manifest *ast.Manifest
+	Src      []byte
 }
 
 // MatchSpawn returns the entries of allow (capabilities.spawn.allow) that
@@ -89,19 +138,22 @@ func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
 		// manifest could still hold one, and it must not name a path.
 		return nil, fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
 	}
-	dir, err := filepath.Abs(r.Dir)
+	// Its place as the roost was opened: the manifest's relative paths
+	// (a command ./run.sh, an entrypoint plan) start there, not wherever
+	// a link to the roost leads now.
+	dir, err := filepath.Abs(r.RealDir())
 	if err != nil {
 		return nil, err
 	}
 	ns, base, _ := strings.Cut(name, "/")
 	capDir := filepath.Join(dir, ns, base)
 	path := filepath.Join(capDir, ManifestFile)
-	src, err := os.ReadFile(path)
+	src, err := r.read(filepath.Join(ns, base, ManifestFile), path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("capsule %q is not in the roost %s: there is no %s", name, r.Dir, filepath.Join(r.Dir, ns, base, ManifestFile))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("capsule %q: %w", name, err)
+		return nil, fmt.Errorf("the roost refuses to spawn %q: %w", name, err)
 	}
 	m, err := LoadManifest(path, src)
 	if err != nil {
@@ -113,7 +165,44 @@ func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
 	if m.Entrypoint == nil {
 		return nil, fmt.Errorf("the roost refuses to spawn %q: %s has no entrypoint; add \"entrypoint\": {\"command\": [...]} or {\"plan\": \"<file>\"}", name, path)
 	}
-	return &Found{Name: name, Version: m.Version, Path: path, Dir: capDir, Manifest: m}, nil
+	return &Found{Name: name, Version: m.Version, Path: path, Dir: capDir, Manifest: m, Src: src}, nil
+}
+
+// maxManifest bounds a roost manifest's size.
+const maxManifest = 4 << 20
+
+// read returns the regular file rel beneath the roost (path names it in
+// errors): through the descriptor Open kept, without following a
+// symbolic link anywhere on the way.
+func (r Roost) read(rel, path string) ([]byte, error) {
+	root := r.root
+	if root == nil {
+		f, err := openDir(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		root = f
+	}
+	f, err := openBeneath(root, rel, path)
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EXDEV) {
+		return nil, fmt.Errorf("%s passes through a symbolic link or leads out of the roost; the roost runs only the manifests it holds itself, so replace the link with the file", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	src, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > maxManifest {
+		return nil, fmt.Errorf("%s is over %d bytes, too big for a capsule manifest", path, maxManifest)
+	}
+	return src, nil
 }
 
 // LoadManifest parses a roost capsule's manifest, src read from path; its

@@ -181,6 +181,60 @@ type finding struct {
 	pattern  bool   // path is a pattern
 	resolved bool   // path is the word with symbolic links followed
 	unparsed string // the parse error, when found in a script's unparsed rest
+	planc    bool   // path has a .planc component under the working directory
+}
+
+// RuntimeDirName is the name of planc's own directories: a
+// .planc/capsule.json is the capsule a later planc run in that directory
+// or below would find, so no step writes a path with such a component
+// under its working directory (see planted).
+const RuntimeDirName = ".planc"
+
+// plantedPattern reports whether clean absolute pattern p can name a
+// path planted says is planc's: it has a literal .planc component, and
+// its literal beginning lies under the working directory or above it.
+func (a *analyzer) plantedPattern(p string) bool {
+	pc := comps(p)
+	for j, c := range pc {
+		if hasMeta(c) || unescapeMeta(c) != RuntimeDirName {
+			continue
+		}
+		k := 0
+		for k < j && !hasMeta(pc[k]) {
+			k++
+		}
+		lit := make([]string, k)
+		for i, c := range pc[:k] {
+			lit[i] = unescapeMeta(c)
+		}
+		prefix := "/" + strings.Join(lit, "/")
+		if k == j {
+			return a.planted(filepath.Join(prefix, RuntimeDirName))
+		}
+		wd := a.c.workDir
+		return wd != "" && (under(prefix, wd) || under(wd, prefix))
+	}
+	return false
+}
+
+// planted reports whether clean absolute path p lies under the working
+// directory and has a .planc component there: a write that could plant a
+// capsule manifest, or a session record, for a later run.
+func (a *analyzer) planted(p string) bool {
+	wd := a.c.workDir
+	if wd == "" || !under(p, wd) || p == wd {
+		return false
+	}
+	rest := strings.TrimPrefix(p[len(wd):], "/")
+	if wd == "/" {
+		rest = strings.TrimPrefix(p, "/")
+	}
+	for _, c := range strings.Split(rest, "/") {
+		if c == RuntimeDirName {
+			return true
+		}
+	}
+	return false
 }
 
 // analyzer looks for one protected write.
@@ -292,6 +346,14 @@ func (a *analyzer) exact(w word, raw string, tree bool) bool {
 			}
 		}
 	}
+	// Then any other .planc directory under the working directory (the
+	// protected paths first: their refusals say more).
+	for _, p := range []string{lex, real} {
+		if a.planted(p) {
+			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, resolved: p != lex, planc: true}
+			return true
+		}
+	}
 	return false
 }
 
@@ -337,6 +399,14 @@ func (a *analyzer) pattern(w word, pat string, tree, open bool) bool {
 			}
 		}
 	}
+	for i, p := range pats {
+		// A literal .planc component (a pattern's * does not name it: a
+		// shell's globs skip dot files).
+		if a.plantedPattern(p) {
+			a.found = &finding{shown: w.shown(), path: p, root: RuntimeDirName, via: a.via, pattern: true, resolved: i > 0, planc: true}
+			return true
+		}
+	}
 	return false
 }
 
@@ -369,6 +439,11 @@ func (a *analyzer) refusal() *Refusal {
 		as = fmt.Sprintf(" (as %q)", f.path)
 	}
 	switch {
+	case f.planc:
+		fmt.Fprintf(&msg, "refused: step writes %q (%s), a path with a %s directory under the working directory%s: "+
+			"a capsule manifest there would be what a later planc run finds, so no step writes one; write elsewhere",
+			f.shown, f.via, RuntimeDirName, as)
+		return &Refusal{Kind: ProtectedPath, Path: f.path, ReadOnly: RuntimeDirName, Hook: -1, Message: msg.String()}
 	case f.unparsed != "":
 		fmt.Fprintf(&msg, "refused: the script does not parse (%s) and its part from there on names %q, "+
 			"which is under capabilities.filesystem.read_only %q; fix the script or remove the path from read_only",

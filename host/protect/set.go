@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -18,10 +19,13 @@ import (
 // resolves its path cannot make it write there (see OpenWrite). A Set is
 // read only after NewSet: it may be shared by goroutines.
 type Set struct {
-	entries    []setEntry
-	byID       map[fileID]*setEntry
-	hasDirs    bool // a directory entry exists: ancestors must be walked
-	appendable []appendFile
+	entries []setEntry
+	byID    map[fileID]*setEntry
+	hasDirs bool // a directory entry exists: ancestors must be walked
+	// runtimeUnder is the working directory under which no path with a
+	// .planc component is written (WithRuntimeDirs); "" for none.
+	runtimeUnder string
+	appendable   []appendFile
 
 	// linked holds the files with more than one name under the protected
 	// directories, found on the first write of a file with more than one
@@ -95,6 +99,32 @@ func NewSet(protected, appendable []string) *Set {
 	return s
 }
 
+// WithRuntimeDirs makes s refuse, besides its paths, every path under
+// workDir (absolute) with a .planc component, as the step refusals do: a
+// capsule manifest written there would be what a later planc run finds.
+// The check is on the opened directory's real path. It returns s.
+func (s *Set) WithRuntimeDirs(workDir string) *Set {
+	s.runtimeUnder = filepath.Clean(workDir)
+	return s
+}
+
+// runtimeDir returns the .planc directory real path p lies in under the
+// working directory WithRuntimeDirs named, or "".
+func (s *Set) runtimeDir(p string) string {
+	wd := s.runtimeUnder
+	if wd == "" || p == wd || !under(p, wd) {
+		return ""
+	}
+	cur := wd
+	for _, c := range strings.Split(strings.TrimPrefix(p[len(wd):], "/"), "/") {
+		cur = filepath.Join(cur, c)
+		if c == RuntimeDirName {
+			return cur
+		}
+	}
+	return ""
+}
+
 func idOf(st *unix.Stat_t) fileID { return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)} }
 
 // dirEntry returns the protected directory fd is, or nil.
@@ -117,7 +147,7 @@ func (s *Set) dirEntry(fd int) *setEntry {
 // above it by identity; and fd's real path joined with leaf by path. When
 // appending, an appendable file of the Set passes.
 func (s *Set) checkDir(fd int, leaf, name string, ancestors, appending bool) error {
-	if s == nil || len(s.entries) == 0 {
+	if s == nil || len(s.entries) == 0 && s.runtimeUnder == "" {
 		return nil
 	}
 	var st unix.Stat_t
@@ -138,6 +168,9 @@ func (s *Set) checkDir(fd int, leaf, name string, ancestors, appending bool) err
 			if under(p, e.path) || under(p, e.real) {
 				return &ProtectedError{Name: name, Path: p, Protected: e.path}
 			}
+		}
+		if d := s.runtimeDir(p); d != "" {
+			return &ProtectedError{Name: name, Path: p, Protected: d}
 		}
 	}
 	if !s.hasDirs {

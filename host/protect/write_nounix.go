@@ -19,8 +19,16 @@ import (
 // swaps a component between the check and the open can win the race. On
 // Linux the check is on what was opened (docs/security.md, "Platforms").
 type Set struct {
-	protected  []string
-	appendable []string
+	protected    []string
+	appendable   []string
+	runtimeUnder string // WithRuntimeDirs' working directory
+}
+
+// WithRuntimeDirs makes s refuse every path under workDir with a .planc
+// component, as the step refusals do. It returns s.
+func (s *Set) WithRuntimeDirs(workDir string) *Set {
+	s.runtimeUnder = filepath.Clean(workDir)
+	return s
 }
 
 // NewSet returns the Set of protected paths, with appendable files under
@@ -63,6 +71,17 @@ func (s *Set) check(name, full string, appending bool) error {
 		for _, a := range s.appendable {
 			if samePath(full, a) {
 				return nil
+			}
+		}
+	}
+	if s.runtimeUnder != "" && within(full, s.runtimeUnder) && !samePath(full, s.runtimeUnder) {
+		if r, err := filepath.Rel(s.runtimeUnder, full); err == nil {
+			cur := s.runtimeUnder
+			for _, c := range strings.Split(filepath.ToSlash(r), "/") {
+				cur = filepath.Join(cur, c)
+				if strings.EqualFold(c, RuntimeDirName) {
+					return &ProtectedError{Name: name, Path: full, Protected: cur}
+				}
 			}
 		}
 	}

@@ -93,6 +93,8 @@ func testProtect(t *testing.T, s *Scope) {
 		"delete in dir":      `rm -f rodir/f.txt`,
 		"delete tree":        `rm -rf rodir`,
 		"rename dir":         `mv rodir rodir.old`,
+		"rename ancestor":    `mv .planc/sessions/s1 .planc/sessions/s2; mkdir -p .planc/sessions/s1/plans && echo x > .planc/sessions/s1/plans/plan-1.json`,
+		"rename working dir": `cd .. && mv ` + w + ` ` + w + `.aside; mkdir -p ` + w + `/rodir && echo x > ` + w + `/rodir/f.txt`,
 		"create in dir":      `echo x > rodir/new`,
 		"create in subdir":   `echo x > rodir/sub/new`,
 		"mkdir in dir":       `mkdir rodir/new`,
@@ -148,8 +150,11 @@ more"`,
 func TestProtectIsPrivate(t *testing.T) {
 	s := protectedScope(t)
 	w, protect := protectTree(t)
-	if r := sh(s, w, `grep -c "`+w+`" /proc/self/mountinfo`, protect...); r.Err != nil || strings.TrimSpace(string(r.Output)) != "3" {
-		t.Fatalf("mounts in the step: %q, %v; want 3", r.Output, r.Err)
+	// The three read-only binds, and the directories above them inside
+	// w, each bound onto itself: w, .planc, .planc/sessions and
+	// .planc/sessions/s1.
+	if r := sh(s, w, `grep -c "`+w+`" /proc/self/mountinfo`, protect...); r.Err != nil || strings.TrimSpace(string(r.Output)) != "7" {
+		t.Fatalf("mounts in the step: %q, %v; want 7", r.Output, r.Err)
 	}
 	mi, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {

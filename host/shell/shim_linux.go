@@ -81,9 +81,10 @@ package shell
 //
 // Limits: the protection holds against a step's file operations, not
 // against a root step that sets out to defeat it through raw block
-// devices or the like (it keeps root's file access). A step may still
-// rename a directory that holds a protected path (the files move with it,
-// unchanged). A path that does not exist when the shim or spawner starts
+// devices or the like (it keeps root's file access). The directories
+// above a protected path are bound onto themselves first
+// (ancestors_linux.go), so a step cannot rename them and put other files
+// at a protected path. A path that does not exist when the shim or spawner starts
 // is not protected. A hard link to a protected file made elsewhere before
 // the step is the same file, and is not protected. chmod, chown and
 // utimes on a protected path fail with EROFS like any write. A protected

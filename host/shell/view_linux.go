@@ -28,10 +28,17 @@ func setUpView(c shimConfig) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("making mounts slaves of the host's: %w", err)
 	}
+	wd, _ := os.Getwd()
+	if err := bindAncestors(c.ro); err != nil {
+		return err
+	}
 	for _, p := range c.ro {
 		if err := bindReadOnly(p); err != nil {
 			return err
 		}
+	}
+	if err := rechdir(wd); err != nil {
+		return err
 	}
 	v2, v1 := cgroupMounts(mountinfo)
 	for _, m := range v2 {

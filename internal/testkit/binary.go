@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"github.com/planc/planc/internal/trust"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,9 +58,21 @@ func Main(m *testing.M) int {
 	if len(os.Args) > 1 && os.Args[1] == shell.ShimCommand {
 		return shell.ShimMain(os.Args[2:])
 	}
+	// The trusted manifests' record is the tests' own, never the user's.
+	var trustDir string
+	if os.Getenv(trust.EnvDir) == "" {
+		if d, err := os.MkdirTemp("", "planc-trust-"); err == nil {
+			os.Chmod(d, 0o755) // planc under uid 65534 reads it too
+			trustDir = d
+			os.Setenv(trust.EnvDir, d)
+		}
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
+	}
+	if trustDir != "" {
+		os.RemoveAll(trustDir)
 	}
 	return code
 }

@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"github.com/planc/planc/internal/trust"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -25,6 +27,24 @@ func WriteFiles(t testing.TB, dir string, nameContent ...string) {
 		if err := os.WriteFile(p, []byte(nameContent[i+1]), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		TrustProject(t, p, nameContent[i+1])
+	}
+}
+
+// TrustProject records a project capsule written at path (a
+// .planc/capsule.json) as trusted, as planc init does, in the record
+// Main points $PLANC_TRUST_DIR at; any other path is left alone.
+func TrustProject(t testing.TB, path, content string) {
+	t.Helper()
+	if filepath.Base(path) != "capsule.json" || filepath.Base(filepath.Dir(path)) != ".planc" {
+		return
+	}
+	dir, err := trust.Dir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.Record(dir, path, []byte(content)); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/planc/planc/diag"
+	"github.com/planc/planc/internal/trust"
+)
+
+// trustCommand is planc trust: the user trusts a project capsule they
+// wrote or read.
+var trustCommand = &command{
+	name:    "trust",
+	summary: "trust a .planc/capsule.json, so that commands run under it",
+	usage: `usage: planc trust [PATH]
+
+Trusts the capsule manifest PATH (default: the .planc/capsule.json that
+commands find from the current directory) as it is now: planc records its
+SHA-256 in the user's data directory ($PLANC_TRUST_DIR, else
+$XDG_DATA_HOME/planc/trusted, else ~/.local/share/planc/trusted), which no
+step can write. A .planc/capsule.json that commands find is used only
+once trusted, and again after every change only once trusted again, so
+that a plan that writes one cannot plant a capsule for a later run.
+planc init trusts the manifest it writes; a manifest given with
+--capsule needs no trust. Read a manifest before you trust it.
+
+exit status: 0 trusted, 2 usage error, or a manifest that cannot be read
+or is refused
+`,
+	run: runTrust,
+}
+
+// runTrust implements planc trust.
+func runTrust(e *env, c *command, args []string) int {
+	pos, status, ok := e.parseArgs(c, newFlagSet(c), args)
+	switch {
+	case !ok:
+		return status
+	case len(pos) > 1:
+		return e.usageError(c, "give one manifest, not %d", len(pos))
+	}
+	path := ""
+	if len(pos) == 1 {
+		path = pos[0]
+	} else {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "planc trust: the current directory: %v\n", err)
+			return exitUsage
+		}
+		if path = findCapsule(wd); path == "" {
+			fmt.Fprintf(e.stderr, "planc trust: there is no %s in the current directory or a parent; name the manifest to trust, or planc init makes one\n", projectCapsule)
+			return exitUsage
+		}
+	}
+	var src []byte
+	_, ds, err := e.loadManifestChecked(path, func(b []byte) error { src = b; return nil })
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
+		return exitUsage
+	}
+	if errs := onlyErrors(ds); len(errs) > 0 {
+		// A manifest that would be refused is not worth trusting: say why.
+		diag.Sort(errs)
+		_ = diag.WriteText(e.stderr, errs)
+		return exitUsage
+	}
+	if err := recordTrust(path, src); err != nil {
+		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", path, trust.Sum(src))
+	return exitOK
+}
+
+// recordTrust records src as the trusted content of the manifest path.
+func recordTrust(path string, src []byte) error {
+	dir, err := trust.Dir()
+	if err != nil {
+		return err
+	}
+	return trust.Record(dir, path, src)
+}
+
+// trustedCapsule returns nil when the user trusted the discovered
+// manifest path with the bytes src, else an error that says the fix.
+func trustedCapsule(path string, src []byte) error {
+	dir, err := trust.Dir()
+	if err != nil {
+		return err
+	}
+	switch err := trust.Check(dir, path, src); {
+	case errors.Is(err, trust.ErrUntrusted):
+		return fmt.Errorf("%s (found from the current directory) is not trusted: planc runs under a project's capsule only once you trusted it, "+
+			"so that a plan cannot plant one for a later run; read it, then run \"planc trust %s\" (or name it with --capsule)", path, path)
+	case errors.Is(err, trust.ErrChanged):
+		return fmt.Errorf("%s (found from the current directory) has changed since you trusted it: "+
+			"read what changed, then run \"planc trust %s\" (or name it with --capsule)", path, path)
+	default:
+		return err
+	}
+}
