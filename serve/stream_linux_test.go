@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 
 	"github.com/planc/planc/internal/testkit"
@@ -22,8 +24,9 @@ import (
 
 // The tests of ServeStream speak raw JSON-RPC lines, as a client on the
 // other end of `planc serve --mcp`'s standard input and output would. A
-// plan is held running by a read-file step reading a FIFO, until the test
-// writes to it.
+// plan is held running by a step of the test MCP server's wait tool
+// reading a FIFO (built-in tools refuse FIFOs), until the test writes to
+// it.
 
 // stream is one ServeStream connection.
 type stream struct {
@@ -139,9 +142,10 @@ func (s *stream) rest(t *testing.T) ([]answer, error) {
 	}
 }
 
-// heldPlan reads the FIFO "fifo", then notes what it read.
+// heldPlan reads the FIFO "fifo" with the test MCP server's wait tool,
+// then notes what it read.
 const heldPlan = `{"id": "held", "steps": [
-	{"id": "wait", "tool": "read-file", "input": {"path": "fifo"}},
+	{"id": "wait", "tool": "wait", "input": {"path": "fifo"}},
 	{"id": "after", "tool": "notes", "depends_on": ["wait"], "input": {"body": "$wait.output"}}]}`
 
 // submit is a tools/call line of submit-plan with plan as its arguments.
@@ -154,6 +158,17 @@ func toolCall(id, tool, plan string) string {
 	var b bytes.Buffer
 	json.Compact(&b, []byte(plan))
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + b.String() + `}}`
+}
+
+// waitManifest is mcpManifest, parsed, with its MCP server started in
+// dir, where holdPlan makes the FIFO.
+func waitManifest(t *testing.T, dir string) *ast.Manifest {
+	t.Helper()
+	m, ds := parser.ParseManifest([]byte(mcpManifest(t)), parser.DefaultLimits())
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	return m
 }
 
 // holdPlan makes dir/fifo, submits heldPlan as call id, and returns the
@@ -196,7 +211,7 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var notes []string
-	s := openStream(t, Config{WorkDir: dir, Notice: func(n string) {
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir), Notice: func(n string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.HasPrefix(n, "line ") {
@@ -292,7 +307,7 @@ func reportsEqual(a, b testReport) bool {
 // answered with its cancelled report, and then ServeStream returns nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, "2")
 	s.send(t, toolCall("3", CheckPlan, heldPlan))
 	s.in.Close()
@@ -320,7 +335,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 // report goes to the trace, and the connection goes on.
 func TestStreamCancelledCallUnanswered(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, `"plan-a"`)
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"plan-a","reason":"enough"}}`)
 	sess := waitSession(t, dir)
@@ -349,7 +364,7 @@ func TestStreamCancelledCallUnanswered(t *testing.T) {
 // after are not read, and ServeStream returns the context's error.
 func TestStreamContextEnds(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, "2")
 	s.stop()
 	sess := waitSession(t, dir)
