@@ -10,15 +10,19 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // toolSecret is in planc's environment in these tests: no tool may return it.
@@ -159,4 +163,67 @@ func filepathWalkChown(dir string) {
 		}
 		return nil
 	})
+}
+
+// TestToolCallEndsOnCancel: a tool step blocked in its call (an MCP
+// tool reading a FIFO no one writes) ends with the first SIGTERM, and
+// with the first SIGINT: the plan ends canceled, planc exits, and the
+// server is gone.
+func TestToolCallEndsOnCancel(t *testing.T) {
+	testkit.NeedScope(t)
+	bin := mcpServerBin(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFiles(t, dir, "capsule.json", mcpCapsule("demo", []string{bin}), "plan.json", `{"id": "held", "steps": [
+				{"id": "wait", "tool": "read", "input": {"path": "fifo"}},
+				{"id": "after", "tool": "notes", "depends_on": ["wait"], "input": {"body": "$wait.output"}}]}`)
+			// No second signal comes, as plancCmd's would after its bound:
+			// the first must end the run. A planc that hangs is killed
+			// after a generous bound, which fails the test.
+			cmd := exec.Command(plancBin(t), "run", "--capsule", "capsule.json", "plan.json")
+			cmd.Dir = dir
+			var so, se strings.Builder
+			cmd.Stdout, cmd.Stderr = &so, &se
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var hung atomic.Bool
+			watchdog := time.AfterFunc(45*time.Second, func() { hung.Store(true); cmd.Process.Kill() })
+			defer watchdog.Stop()
+			// The call is blocked once the server has the FIFO open to read.
+			for {
+				f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				if err == nil {
+					// Held open, never written: the read stays blocked.
+					defer f.Close()
+					break
+				}
+				if !errors.Is(err, syscall.ENXIO) {
+					t.Fatal(err)
+				}
+				syscall.Select(0, nil, nil, nil, &syscall.Timeval{Usec: 10_000})
+			}
+			cmd.Process.Signal(sig)
+			r := runOut{"", "", exitCode(t, cmd.Wait())}
+			if hung.Load() {
+				t.Fatalf("planc did not end on the first %v:\n%s", sig, se.String())
+			}
+			r.stdout, r.stderr = so.String(), se.String()
+			rep := r.report(t)
+			if !rep.Canceled || len(rep.Steps) != 2 || rep.Steps[0].Status == "success" || rep.Steps[1].Status == "success" {
+				t.Errorf("exit %d, report %+v; want the plan canceled, no step succeeded\n%s", r.code, rep, r.stderr)
+			}
+			for _, s := range rep.Steps {
+				if s.StepID == "wait" && deref(s.Error) != vm.ToolEnded {
+					t.Errorf("wait: %s %s; want the error %q", s.Status, deref(s.Error), vm.ToolEnded)
+				}
+			}
+			noServerLeft(t, bin)
+		})
+	}
 }
