@@ -303,8 +303,9 @@ func reportsEqual(a, b testReport) bool {
 
 // TestStreamEndAnswersEveryCall: the input ends while a plan runs and a
 // check-plan call has just been read. The check is answered, the plan is
-// cancelled (its running step runs to its end, the next is skipped) and
-// answered with its cancelled report, and then ServeStream returns nil.
+// cancelled (its running tool call is ended, the next step is skipped)
+// and answered with its cancelled report, and then ServeStream returns
+// nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
 	dir := t.TempDir()
 	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
@@ -315,7 +316,9 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 		t.Errorf("the check read before the end: %s", a.line)
 	}
 	sess := waitSession(t, dir)
-	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
+	// The step after, skipped, and the running call, ended: both settle
+	// without the FIFO being written.
+	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 2)
 	release(t, w, "late")
 	rest, err := s.rest(t)
 	if err != nil || len(rest) != 1 {
@@ -323,7 +326,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 	}
 	want := testReport{PlanID: "held", Canceled: true, Steps: []testStep{ // in settle order
 		{StepID: "after", Status: "skipped", Error: ptr(vm.CanceledBeforeRun)},
-		{StepID: "wait", Status: "success", Output: ptr("late")},
+		{StepID: "wait", Status: "failed", Error: ptr(vm.ToolEnded)},
 	}}
 	if a := rest[0]; string(a.ID) != "2" || a.Result == nil || !a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the cancelled plan: answered %s", a.line)
