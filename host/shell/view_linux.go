@@ -107,11 +107,14 @@ var maskedPaths = []string{
 var stepDevices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
 // openDevices opens stepDevices in the host's /dev, O_PATH: nothing is
-// opened for reading or writing.
+// opened for reading or writing. A node the host lacks is left out.
 func openDevices() (map[string]int, error) {
 	devs := map[string]int{}
 	for _, d := range stepDevices {
 		fd, err := unix.Open("/dev/"+d, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err == unix.ENOENT {
+			continue
+		}
 		if err != nil {
 			for _, fd := range devs {
 				unix.Close(fd)
@@ -134,6 +137,9 @@ func privateDev(devs map[string]int) error {
 		return fmt.Errorf("mounting a private /dev: %w", err)
 	}
 	for _, d := range stepDevices {
+		if _, ok := devs[d]; !ok {
+			continue
+		}
 		p := "/dev/" + d
 		fd, err := unix.Open(p, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o666)
 		if err != nil {
