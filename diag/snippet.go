@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/rivo/uniseg"
+
+	"github.com/planc/planc/internal/termtext"
 )
 
 // Long lines (a minified plan is one line) are shown as a window of at most
@@ -223,15 +225,7 @@ func unprintable(cl []byte) bool {
 	return false
 }
 
-// Unprintable reports whether r must not reach a terminal as it is: C0
-// and C1 controls, and the bidirectional controls that reorder what
-// follows.
-func Unprintable(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
+// Unprintable reports whether r must not reach a terminal as it is
+// (termtext.Unsafe): C0 and C1 controls, the line and paragraph
+// separators, and the bidirectional controls that reorder what follows.
+func Unprintable(r rune) bool { return termtext.Unsafe(r) }

@@ -164,7 +164,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s's input schema is not the plan schema: %s", tool.Name, schema)
 		}
 		for _, want := range []string{`"depends_on"`, "$<step id>.output", "on_error", "retries", "&&", "Refused before anything runs",
-			"- tool read-file: Returns the file's content. Its input is an object with these members and no other:\n  - \"path\" (string, required): The file, relative"} {
+			"- tool read-file: Returns the file's content: a regular file of at most 16 MiB beneath the working directory or the session directory (no `/proc`, `/sys`, `/dev`, FIFO, socket or device). Its input is an object with these members and no other:\n  - \"path\" (string, required): The file, relative"} {
 			if !strings.Contains(tool.Description, want) {
 				t.Errorf("%s's description lacks %q", tool.Name, want)
 			}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 
 	"github.com/planc/planc/internal/testkit"
@@ -22,8 +24,9 @@ import (
 
 // The tests of ServeStream speak raw JSON-RPC lines, as a client on the
 // other end of `planc serve --mcp`'s standard input and output would. A
-// plan is held running by a read-file step reading a FIFO, until the test
-// writes to it.
+// plan is held running by a step of the test MCP server's wait tool
+// reading a FIFO (built-in tools refuse FIFOs), until the test writes to
+// it.
 
 // stream is one ServeStream connection.
 type stream struct {
@@ -139,9 +142,10 @@ func (s *stream) rest(t *testing.T) ([]answer, error) {
 	}
 }
 
-// heldPlan reads the FIFO "fifo", then notes what it read.
+// heldPlan reads the FIFO "fifo" with the test MCP server's wait tool,
+// then notes what it read.
 const heldPlan = `{"id": "held", "steps": [
-	{"id": "wait", "tool": "read-file", "input": {"path": "fifo"}},
+	{"id": "wait", "tool": "wait", "input": {"path": "fifo"}},
 	{"id": "after", "tool": "notes", "depends_on": ["wait"], "input": {"body": "$wait.output"}}]}`
 
 // submit is a tools/call line of submit-plan with plan as its arguments.
@@ -154,6 +158,17 @@ func toolCall(id, tool, plan string) string {
 	var b bytes.Buffer
 	json.Compact(&b, []byte(plan))
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + b.String() + `}}`
+}
+
+// waitManifest is mcpManifest, parsed, with its MCP server started in
+// dir, where holdPlan makes the FIFO.
+func waitManifest(t *testing.T, dir string) *ast.Manifest {
+	t.Helper()
+	m, ds := parser.ParseManifest([]byte(mcpManifest(t)), parser.DefaultLimits())
+	if len(ds) > 0 {
+		t.Fatal(ds)
+	}
+	return m
 }
 
 // holdPlan makes dir/fifo, submits heldPlan as call id, and returns the
@@ -196,7 +211,7 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var notes []string
-	s := openStream(t, Config{WorkDir: dir, Notice: func(n string) {
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir), Notice: func(n string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.HasPrefix(n, "line ") {
@@ -288,11 +303,12 @@ func reportsEqual(a, b testReport) bool {
 
 // TestStreamEndAnswersEveryCall: the input ends while a plan runs and a
 // check-plan call has just been read. The check is answered, the plan is
-// cancelled (its running step runs to its end, the next is skipped) and
-// answered with its cancelled report, and then ServeStream returns nil.
+// cancelled (its running tool call is ended, the next step is skipped)
+// and answered with its cancelled report, and then ServeStream returns
+// nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, "2")
 	s.send(t, toolCall("3", CheckPlan, heldPlan))
 	s.in.Close()
@@ -300,7 +316,9 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 		t.Errorf("the check read before the end: %s", a.line)
 	}
 	sess := waitSession(t, dir)
-	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 1) // the step after, skipped
+	// The step after, skipped, and the running call, ended: both settle
+	// without the FIFO being written.
+	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 2)
 	release(t, w, "late")
 	rest, err := s.rest(t)
 	if err != nil || len(rest) != 1 {
@@ -308,7 +326,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 	}
 	want := testReport{PlanID: "held", Canceled: true, Steps: []testStep{ // in settle order
 		{StepID: "after", Status: "skipped", Error: ptr(vm.CanceledBeforeRun)},
-		{StepID: "wait", Status: "success", Output: ptr("late")},
+		{StepID: "wait", Status: "failed", Error: ptr(vm.ToolEnded)},
 	}}
 	if a := rest[0]; string(a.ID) != "2" || a.Result == nil || !a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the cancelled plan: answered %s", a.line)
@@ -320,7 +338,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 // report goes to the trace, and the connection goes on.
 func TestStreamCancelledCallUnanswered(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, `"plan-a"`)
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"plan-a","reason":"enough"}}`)
 	sess := waitSession(t, dir)
@@ -349,7 +367,7 @@ func TestStreamCancelledCallUnanswered(t *testing.T) {
 // after are not read, and ServeStream returns the context's error.
 func TestStreamContextEnds(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir})
+	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
 	w := holdPlan(t, s, dir, "2")
 	s.stop()
 	sess := waitSession(t, dir)

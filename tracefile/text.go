@@ -6,6 +6,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/planc/planc/internal/termtext"
 )
 
 // quote returns s as a Go quoted string: every id or path a trace gives is
@@ -39,18 +41,9 @@ func Clean(s string) string {
 	return b.String()
 }
 
-// UnsafeRune reports whether r must not reach a terminal as it is: C0 and
-// C1 controls, the line and paragraph separators, and the bidirectional
-// controls that reorder what follows.
-func UnsafeRune(r rune) bool {
-	switch {
-	case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r == 0x2028, r == 0x2029:
-		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
-}
+// UnsafeRune reports whether r must not reach a terminal as it is
+// (termtext.Unsafe).
+func UnsafeRune(r rune) bool { return termtext.Unsafe(r) }
 
 // cells approximates the terminal width of s (after clean): combining and
 // format characters take none, East Asian wide characters and emoji two.

@@ -2,7 +2,6 @@ package vm_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/planc/planc/vm"
@@ -78,10 +77,12 @@ func TestCancelStartingCapsule(t *testing.T) {
 	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 1 steps, 0 succeeded, 1 failed, 0 skipped")
 }
 
-// TestCancelRunningToolAndShell is the third row: tool and shell steps
-// already running run to their own end with contexts the cancel does not
-// reach (S22), and settle with their own result: no retry, no on_error, so
-// a failure under on_error fail does not set failed_step.
+// TestCancelRunningToolAndShell is the third row: shell steps already
+// running run to their own end with contexts the cancel does not reach
+// (S22), and settle with their own result: no retry, no on_error, so a
+// failure under on_error fail does not set failed_step. A running tool
+// step's context is the task's: its call ends with the cancel, and a
+// call that then fails settles failed with ToolEnded, not retried.
 func TestCancelRunningToolAndShell(t *testing.T) {
 	prog := compile(t,
 		`{"id": "t", "tool": "notes", "retries": 2}`,
@@ -92,18 +93,21 @@ func TestCancelRunningToolAndShell(t *testing.T) {
 	h, run := start(t, ctx, prog, vm.Options{})
 	tool, shell, ok := h.Take(t, "t"), h.Take(t, "s"), h.Take(t, "ok")
 	cancel()
-	for _, d := range []*vmtest.Dispatch{tool, shell, ok} {
+	for _, d := range []*vmtest.Dispatch{shell, ok} {
 		if d.Ctx.Err() != nil {
 			t.Errorf("%s: the context of a running %s step was cancelled", d.Call.Step.ID, d.Call.Step.Kind)
 		}
 	}
-	tool.Reply("", errors.New("tool failed"))
+	if tool.Ctx.Err() == nil {
+		t.Error("t: the context of a running tool step was not cancelled")
+	}
+	tool.Reply("", tool.Ctx.Err())
 	h.WaitSettled(t, "t", 1)
 	shell.Reply("FAIL", errExit1)
 	h.WaitSettled(t, "s", 1)
 	ok.Reply("fine", nil)
 	rep := run.Wait(t)
-	diff(t, "report", []row{{"t", "failed", "", "tool failed"}, {"s", "failed", "FAIL", "exit status 1"}, {"ok", "success", "fine", ""}}, rows(rep))
+	diff(t, "report", []row{{"t", "failed", "", vm.ToolEnded}, {"s", "failed", "FAIL", "exit status 1"}, {"ok", "success", "fine", ""}}, rows(rep))
 	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 1 succeeded, 2 failed, 0 skipped")
 }
 

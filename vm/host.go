@@ -28,14 +28,15 @@ type Host interface {
 	// CallTool runs one attempt of a tool step and returns the tool's
 	// result text. A failing tool result is an error (whose text is the
 	// step's error); the returned text is kept as the step's output even
-	// then. Its context is not cancelled when Run's is: a running tool
-	// step runs to its own bound (docs/plans.md, "Cancel"; S22).
+	// then. Its context is cancelled when Run's is: the host must then end
+	// the call and return; Run settles a call that then fails with
+	// ToolEnded (docs/plans.md, "Cancel").
 	CallTool(ctx context.Context, c Call) (string, error)
 	// RunShell runs one attempt of a shell step: c.Step.Argv, whose first
 	// word the host resolves on PATH (S14). It returns standard output and
 	// standard error merged, and an error for a non-zero exit, a signal or
-	// the host's bound (S20). Like CallTool, its context is not cancelled
-	// when Run's is (S22).
+	// the host's bound (S20). Its context is not cancelled when Run's is
+	// (S22).
 	RunShell(ctx context.Context, c Call) (string, error)
 	// SpawnCapsule runs one attempt of a capsule step: the sub-capsule
 	// c.Step.Target with the task text c.Objective, returning its answer.

@@ -96,7 +96,7 @@ type completion struct {
 // it, except for the fields the dispatch goroutines read (host, now, done).
 type run struct {
 	ctx     context.Context
-	toolCtx context.Context // ctx without its cancel: tool and shell run on (S22)
+	toolCtx context.Context // ctx without its cancel: shell steps run on (S22)
 	prog    *ir.Program
 	host    Host
 	opts    Options

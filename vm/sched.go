@@ -153,6 +153,7 @@ func (r *run) start(i int32, c Call) {
 	ctx := r.toolCtx
 	if c.Step.Kind == ir.KindTool {
 		r.toolBusy = true
+		ctx = r.ctx // a tool call ends with the task (ToolEnded)
 	} else {
 		r.running++
 		if c.Step.Kind == ir.KindCapsule {
@@ -191,6 +192,9 @@ func (r *run) work(ctx context.Context, c Call) {
 	if err != nil {
 		// Here, not in the scheduler: a host's Error method may panic too.
 		done.failed, done.err = true, errText(err)
+		if c.Step.Kind == ir.KindTool && ctx.Err() != nil {
+			done.err = ToolEnded
+		}
 	}
 }
 

@@ -237,7 +237,7 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := diag.Encode(e.stdout, res.Report); werr != nil {
+	if werr := diag.Encode(termJSON(e.stdout), res.Report); werr != nil {
 		return e.writeFailed(werr)
 	}
 	if !res.Report.Completed {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -79,4 +80,43 @@ func (s *safeWriter) Flush() error {
 	}
 	_, err := s.w.Write(out)
 	return err
+}
+
+// termJSON returns w as it is when it is not a terminal, so that the
+// report piped or redirected is the JSON planc made, byte for byte; on a
+// terminal it returns a writer that escapes the C1 controls, the
+// bidirectional controls and the line and paragraph separators a plan's
+// ids or a step's output put in it as \uXXXX (termtext.EscapeJSON): the
+// same JSON, which the terminal shows without acting on.
+func termJSON(w io.Writer) io.Writer {
+	if _, tty := terminal(w); !tty {
+		return w
+	}
+	return &jsonWriter{w: w}
+}
+
+// jsonWriter is termJSON's writer on a terminal. A character cut in two
+// by the writes is held until its end comes.
+type jsonWriter struct {
+	w    io.Writer
+	held []byte
+}
+
+// Write escapes p; n is len(p) unless the terminal refused a write.
+func (j *jsonWriter) Write(p []byte) (int, error) {
+	in := append(j.held, p...)
+	n := len(in)
+	for i := n - 1; i >= 0 && i >= n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(in[i]) {
+			if !utf8.FullRune(in[i:]) {
+				n = i
+			}
+			break
+		}
+	}
+	j.held = append([]byte(nil), in[n:]...)
+	if _, err := j.w.Write(termtext.EscapeJSON(in[:n])); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

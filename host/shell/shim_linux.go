@@ -41,10 +41,16 @@ package shell
 //     pid into an ancestor's cgroup.procs nor open an ancestor to clone a
 //     process into it (CLONE_INTO_CGROUP only needs a descriptor of the
 //     directory, which a read-only mount alone would still give);
-//  4. mounts a new /proc for its PID namespace: no process outside the
-//     namespace (planc, the spawner's parent, any other process of the
-//     machine) has a /proc/PID a step could use for root, cwd, fd or mem,
-//     nor a PID a step could ptrace, signal or take a pidfd of;
+//  4. makes /sys read-only, covers /dev with a private tmpfs holding only
+//     null, zero, full, random, urandom and tty (the host's nodes bound
+//     in), /dev/shm and a new devpts instance (bubblewrap's --dev: no step
+//     reaches the user's terminal), and mounts a new /proc for its PID
+//     namespace: no process outside the namespace (planc, the spawner's
+//     parent, any other process of the machine) has a /proc/PID a step
+//     could use for root, cwd, fd or mem, nor a PID a step could ptrace,
+//     signal or take a pidfd of; in it /proc/sys and the other kernel
+//     knobs are read-only and runc's masked paths masked (view_linux.go):
+//     a root step keeps uid 0, which is all a write to core_pattern needs;
 //  5. the spawner, first of all, moves itself into its leaf LEAF: it
 //     starts in the scope, so that its steps' cgroup namespace is rooted
 //     at the scope and they see its tree, and the namespace's root stays

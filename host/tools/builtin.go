@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -270,15 +271,38 @@ func (b *Builtins) readFile(in map[string]json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	full, err := b.resolve(p)
+	root, rel, err := b.place(p)
 	if err != nil {
 		return "", err
 	}
-	data, err := os.ReadFile(full)
+	// Resolved beneath root and checked on what was opened (openRead):
+	// a regular file of an ordinary file system, opened without blocking.
+	f, size, err := openRead(root, rel, p)
 	if err != nil {
 		return "", pathErr(p, err)
 	}
+	defer f.Close()
+	if size > MaxRead {
+		return "", tooBig(p, size)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
+	if err != nil {
+		return "", pathErr(p, err)
+	}
+	if len(data) > MaxRead {
+		return "", tooBig(p, int64(len(data)))
+	}
 	return string(data), nil
+}
+
+// MaxRead is the most read-file returns: 16 MiB, the most of a step's
+// output that references see whole (semantics S20: the report cuts any
+// output at 64 KiB and keeps it whole in the session).
+const MaxRead = 16 << 20
+
+// tooBig is read-file's refusal of a file over MaxRead.
+func tooBig(p string, size int64) error {
+	return fmt.Errorf("%q is %d bytes (at least); read-file reads at most %d (16 MiB): read a smaller file, or read it with a shell step", p, size, MaxRead)
 }
 
 func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
@@ -290,16 +314,104 @@ func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := b.resolve(p); err != nil {
+	root, rel, err := b.place(p)
+	if err != nil {
 		return "", err
 	}
 	// Resolved and opened in one step, without following symbolic links,
-	// and checked on the opened file: no step racing this call can
-	// redirect it (protect.WriteFile).
-	if err := protect.WriteFile(b.WorkDir, p, []byte(content), 0o644, b.Protected); err != nil {
-		return "", pathErr(p, err)
+	// and checked on the opened file (protect.OpenWrite, then openedOK):
+	// no step racing this call can redirect it, and no kernel file (a
+	// /proc/sys knob) is written.
+	if err := writeBeneath(root, rel, []byte(content), b.Protected); err != nil {
+		return "", named(err, p, rel)
 	}
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil
+}
+
+// writeBeneath writes data to rel beneath root: the file is opened with
+// protect.OpenWrite (its missing directories made with protect.MkdirAll),
+// checked with openedOK, and truncated and written only then.
+func writeBeneath(root, rel string, data []byte, set *protect.Set) error {
+	if rel == "." {
+		return errors.New("is a directory")
+	}
+	const flag = os.O_WRONLY | os.O_CREATE
+	f, err := protect.OpenWrite(root, rel, flag, 0o644, set)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = protect.MkdirAll(root, filepath.Dir(rel), 0o755, set); err == nil {
+			f, err = protect.OpenWrite(root, rel, flag, 0o644, set)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := openedOK(f, rel); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// place confines a tool path to the working directory or the session
+// directory: it returns the one p lies beneath (cleaned as text, relative
+// to the working directory unless absolute) and p's path beneath it. Any
+// other path is refused.
+func (b *Builtins) place(p string) (root, rel string, err error) {
+	full, err := b.resolve(p)
+	if err != nil {
+		return "", "", err
+	}
+	full, err = filepath.Abs(full)
+	if err != nil {
+		return "", "", err
+	}
+	roots := []string{b.WorkDir}
+	if b.NotesPath != "" {
+		roots = append(roots, filepath.Dir(b.NotesPath))
+	}
+	for _, r := range roots {
+		r, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(r, full); err == nil && filepath.IsLocal(rel) {
+			return r, rel, nil
+		}
+	}
+	return "", "", fmt.Errorf("%q is outside the working directory; built-in tools read and write only beneath it (and beneath the session directory): use a path there, or a shell step", p)
+}
+
+// notPlain is the refusal of a file that is not a regular file of an
+// ordinary file system.
+func notPlain(p, what string) error {
+	return fmt.Errorf("%q is %s; built-in tools read and write only regular files of ordinary file systems (no /proc, /sys, /dev, FIFO, socket or device)", p, what)
+}
+
+// named puts p, the path as the plan wrote it, in place of rel, the path
+// it was opened as, in err.
+func named(err error, p, rel string) error {
+	var se *protect.SymlinkError
+	var pe *protect.ProtectedError
+	var fe *fs.PathError
+	switch {
+	case errors.As(err, &se):
+		se.Name = p
+	case errors.As(err, &pe):
+		pe.Name = p
+	case errors.As(err, &fe):
+		return fmt.Errorf("%s %s: %v", fe.Op, p, fe.Err)
+	case strings.Contains(err.Error(), fmt.Sprintf("%q", rel)):
+		return errors.New(strings.ReplaceAll(err.Error(), fmt.Sprintf("%q", rel), fmt.Sprintf("%q", p)))
+	default:
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return err
 }
 
 // pathErr rewords an *fs.PathError with the path as the plan wrote it.

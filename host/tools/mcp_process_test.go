@@ -59,7 +59,7 @@ func TestMCPServerDies(t *testing.T) {
 	for _, tool := range s.tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, " "); got != "args crash echo look spawn" {
+	if got := strings.Join(names, " "); got != "args crash echo look spawn wait" {
 		t.Errorf("tools %q", got)
 	}
 	ctx := context.Background()

@@ -23,7 +23,7 @@ const MCPServerArg = "mcp-test-server"
 // was started as MCPServerCommand's command; otherwise it returns. Call
 // it from the test package's init.
 //
-// MODE serve offers echo, args, look (readOnlyHint), crash (exits 3
+// MODE serve offers echo, args, look (readOnlyHint), wait, crash (exits 3
 // mid-call, saying so on standard error) and spawn (starts `sleep 60` and
 // returns its pid); exit says why on standard error and exits 4 at once;
 // hang never answers.
@@ -55,7 +55,7 @@ func serveMCP(mode string) int {
 		return 0
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "planc-test", Version: "1"}, nil)
-	AddMCPTools(srv, "echo", "args", "look")
+	AddMCPTools(srv, "echo", "args", "look", "wait")
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		fmt.Fprintln(os.Stderr, "crashing as asked")
 		os.Exit(3)
@@ -77,7 +77,9 @@ func serveMCP(mode string) int {
 // AddMCPTools adds the named test tools to srv (all when none is named):
 // echo (text times times, each its own content), mixed (an image and a
 // text), fail (isError), broken (a protocol error), args (returns its
-// arguments as JSON), look (readOnlyHint) and nothing (no content).
+// arguments as JSON), look (readOnlyHint), nothing (no content) and wait
+// (returns the content of the file at its "path", relative to the
+// server's working directory: a FIFO holds the call until it is written).
 func AddMCPTools(srv *mcp.Server, names ...string) {
 	want := func(n string) bool { return len(names) == 0 || slices.Contains(names, n) }
 	type echoIn struct {
@@ -116,6 +118,17 @@ func AddMCPTools(srv *mcp.Server, names ...string) {
 	if want("args") {
 		srv.AddTool(&mcp.Tool{Name: "args", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	}
+	if want("wait") {
+		mcp.AddTool(srv, &mcp.Tool{Name: "wait"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			Path string `json:"path"`
+		}) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(in.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
 		})
 	}
 	if want("look") {
