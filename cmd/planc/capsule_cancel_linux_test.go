@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -198,4 +202,129 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	if ev := capsuleEvents(t, filepath.Join(sess, "trace.jsonl"), "delegation", "task_canceled", "plan_end", "session_end"); len(ev) > 0 {
 		t.Errorf("the killed parent's trace has %v", ev)
 	}
+}
+
+// TestCapsuleCancelAtStart: a cancel that lands while the sub-capsule is
+// still starting is never lost (docs/capsules.md, "Cancel"). SIGTERM goes
+// to planc run the moment its trace shows the capsule step's
+// plan_step_start (the child not yet started or up) or delegation_start
+// (the child up, its command perhaps not yet), 20 times each, the runs
+// side by side so that the cancel lands at every moment of the start-up.
+// Every time the child winds down on the cancel itself, not on the
+// launcher's SIGKILL: its trace ends with session_end canceled (a killed
+// child writes none; the grace is long, so that a lost cancel cannot pass
+// for a slow one), completion.json says terminated, and the step settles
+// as the cancel ended it.
+func TestCapsuleCancelAtStart(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir,
+		"capsule.json", `{"name": "local/top", "capabilities": {"plan": {"submit": true}, "spawn": {"allow": ["local/polite"]}, "filesystem": {"read_only": ["."]}}}`,
+		"plan.json", `{"id": "start", "steps": [{"id": "polite", "capsule": "polite", "input": "wait"}]}`)
+	testkit.WriteRoost(t, dir, testkit.CancelCapsules("302.31", "302.32")...)
+	t.Cleanup(func() { // after the subtests
+		if left := testkit.StillRunning("sleep 302.31", 5*time.Second); len(left) > 0 {
+			t.Errorf("left running: %v", left)
+		}
+	})
+	for _, event := range []string{"plan_step_start", "delegation_start"} {
+		t.Run(event, func(t *testing.T) {
+			t.Parallel()
+			cancelAtStart(t, dir, event, 20)
+		})
+	}
+}
+
+// cancelAtStart runs the plan of dir n times, 5 at a time, sends SIGTERM
+// to each planc run as soon as its trace has event, and checks how each
+// ended.
+func cancelAtStart(t *testing.T, dir, event string, n int) {
+	type run struct {
+		sess   string
+		cmd    *exec.Cmd
+		so, se strings.Builder
+		err    error // not started, or the event never came
+	}
+	plancBin(t) // built once, before the runs
+	runs := make([]*run, n)
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 5)
+	for i := range runs {
+		r := &run{sess: filepath.Join(dir, fmt.Sprintf("sess-%s-%d", event, i))}
+		runs[i] = r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			// Made once it has a slot: its minute runs from its start.
+			r.cmd = plancCmd(t, dir, "--capsule", "capsule.json", "--roost", "roost", "--session", r.sess, "plan.json")
+			r.cmd.Env = append(os.Environ(), "PLANC_CAPSULE_GRACE=30s")
+			r.cmd.Stdout, r.cmd.Stderr = &r.so, &r.se
+			if r.err = r.cmd.Start(); r.err != nil {
+				return
+			}
+			exited := make(chan struct{})
+			go func() { r.cmd.Wait(); close(exited) }()
+			// Polled closely: the cancel is to land as near the event as
+			// it can.
+			trace, want := filepath.Join(r.sess, "trace.jsonl"), []byte(`"event":"`+event+`"`)
+			for {
+				if b, _ := os.ReadFile(trace); bytes.Contains(b, want) {
+					r.cmd.Process.Signal(syscall.SIGTERM)
+					break
+				}
+				select {
+				case <-exited:
+					r.err = fmt.Errorf("planc run ended before its trace had %s:\n%s", event, r.se.String())
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+			<-exited
+		}()
+	}
+	wg.Wait()
+
+	wantReport := testReport{PlanID: "start", Canceled: true, Steps: []testStepRe{{StepID: "polite", Status: "failed", Error: ptr(capsuleEnded)}}}
+	for i, r := range runs {
+		if r.err != nil {
+			t.Errorf("run %d: %v", i, r.err)
+			continue
+		}
+		if code := r.cmd.ProcessState.ExitCode(); code != 3 {
+			t.Errorf("run %d: exit %d:\n%s\n%s", i, code, r.so.String(), r.se.String())
+			continue
+		}
+		got := runOut{stdout: r.so.String()}.report(t)
+		for j := range got.Steps {
+			got.Steps[j].Output = nil // "", "started\n" or "started\nbye\n": when the cancel landed
+		}
+		if diff := cmp.Diff(wantReport, got); diff != "" {
+			t.Errorf("run %d: report (-want +got):\n%s", i, diff)
+		}
+		id := "plan-1-polite-1"
+		child := filepath.Join(r.sess, "delegations", id)
+		if ev := capsuleEvents(t, filepath.Join(child, "trace.jsonl")); !slices.Equal(ev, []string{"session_start " + id, "session_end canceled"}) {
+			t.Errorf("run %d: the child's trace is %v; want it to end with session_end canceled (stderr: %q)", i, ev, readFile(filepath.Join(child, "stderr.txt")))
+		}
+		if b := readFile(filepath.Join(child, "completion.json")); b != launcherCompletion {
+			t.Errorf("run %d: completion.json: %q", i, b)
+		}
+		if ev := capsuleEvents(t, filepath.Join(r.sess, "trace.jsonl"), "delegation_start", "delegation", "plan_end"); !slices.Equal(ev, []string{
+			"delegation_start polite " + id, "delegation polite " + id + " terminated", "plan_end canceled",
+		}) {
+			t.Errorf("run %d: the parent's trace: %v", i, ev)
+		}
+		if left := testkit.ScopesLeft(t, testkit.SessionID(t, r.sess)); len(left) > 0 {
+			t.Errorf("run %d: cgroups left behind: %v", i, left)
+		}
+	}
+}
+
+// readFile returns the file at path, "" when it cannot be read.
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }

@@ -49,9 +49,6 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
-	if ctx.Err() != nil {
-		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled before its command started"})
-	}
 	cmd := &exec.Cmd{
 		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: r.cfg.WorkDir,
 		Stdin: bytes.NewReader(objective), Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr,
@@ -63,10 +60,18 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	}
 	// It runs as a shell step does: what the parent protects and this
 	// capsule's read_only paths are read-only for it (shell.Contain).
-	_, err = shell.Contain(cmd, r.protectedPaths(sess.Dir))
-	if err == nil {
-		err = cmd.Start()
+	ct, err := shell.Contain(cmd, r.protectedPaths(sess.Dir))
+	if err != nil {
+		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
+	// Checked after Contain, which may have probed the kernel for a
+	// while: a command the cancel came before is never started.
+	if ctx.Err() != nil {
+		ct.Started()
+		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled before its command started"})
+	}
+	err = cmd.Start()
+	ct.Started()
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
@@ -75,6 +80,17 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
+	// A SIGTERM sent before the command runs would reach only its shim,
+	// which drops it: until Up, it is remembered and sent then, so no
+	// cancel is lost.
+	up, termWaits := ct.Up(), false
+	term := func() {
+		if up == nil {
+			syscall.Kill(-pgid, syscall.SIGTERM)
+		} else {
+			termWaits = true
+		}
+	}
 	var werr error
 	canceled, parentGone := false, false
 	var kill <-chan time.Time
@@ -84,16 +100,21 @@ wait:
 		select {
 		case werr = <-done:
 			break wait
+		case <-up:
+			up = nil
+			if termWaits {
+				term()
+			}
 		case <-ctxDone:
 			// The launcher SIGKILLs the whole leaf a grace period later
 			// if the command does not end.
 			ctxDone, canceled = nil, true
-			syscall.Kill(-pgid, syscall.SIGTERM)
+			term()
 		case <-ended:
 			// Nobody will kill the leaf now: this planc does it.
 			ended, parentGone = nil, true
 			tr.ParentEnded()
-			syscall.Kill(-pgid, syscall.SIGTERM)
+			term()
 			t := time.NewTimer(Grace())
 			defer t.Stop()
 			kill = t.C
@@ -101,6 +122,9 @@ wait:
 			kill = nil
 			syscall.Kill(-pgid, syscall.SIGKILL)
 		}
+	}
+	if serr := ct.SetupErr(); serr != nil {
+		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", shell.ShimCommand, serr)
 	}
 	switch {
 	case parentGone:

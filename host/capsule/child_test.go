@@ -7,13 +7,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -106,14 +110,18 @@ func TestRunChildCommandFails(t *testing.T) {
 }
 
 // TestRunChildCanceled: SIGTERM (the context) reaches the command's
-// group; it winds down and the session ends canceled.
+// group; it winds down and the session ends canceled. The cancel comes
+// once the command has set its trap (its marker file).
 func TestRunChildCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
+	marker := filepath.Join(t.TempDir(), "started")
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		cancel()
+		defer cancel()
+		if !waitFile(marker) {
+			t.Errorf("the command never made %s", marker)
+		}
 	}()
-	r := runTestChild(t, ctx, `{"name": "local/w", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; sleep 30 & wait"]}}`, "x", nil)
+	r := runTestChild(t, ctx, `{"name": "local/w", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; : > '`+marker+`'; sleep 30 & wait"]}}`, "x", nil)
 	if r.code != session.ExitCanceled || r.stdout != "started\nbye\n" {
 		t.Fatalf("exit %d, stdout %q", r.code, r.stdout)
 	}
@@ -128,7 +136,8 @@ func TestRunChildCanceled(t *testing.T) {
 // TestRunChildParentEnded: when the lifeline ends, the sub-capsule
 // writes spawner_ended, ends its command (SIGKILL after the grace period
 // for one that ignores SIGTERM) and returns with no session_end and no
-// outcome.
+// outcome. The lifeline ends once the command has set its trap (its
+// marker file).
 func TestRunChildParentEnded(t *testing.T) {
 	t.Setenv(EnvGrace, "200ms")
 	lr, lw, err := os.Pipe()
@@ -136,16 +145,20 @@ func TestRunChildParentEnded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lr.Close()
+	marker := filepath.Join(t.TempDir(), "started")
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		lw.Close()
+		defer lw.Close()
+		if !waitFile(marker) {
+			t.Errorf("the command never made %s", marker)
+		}
 	}()
 	start := time.Now()
-	r := runTestChild(t, t.Context(), `{"name": "local/w", "entrypoint": {"command": ["sh", "-c", "trap '' TERM; echo started; sleep 30"]}}`, "x", lr)
+	r := runTestChild(t, t.Context(), `{"name": "local/w", "entrypoint": {"command": ["sh", "-c", "trap '' TERM; echo started; : > '`+marker+`'; exec sleep 300"]}}`, "x", lr)
 	if r.code != session.ExitCanceled || r.stdout != "started\n" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
-	if d := time.Since(start); d > 30*time.Second {
+	// Not the sleep's own end: the SIGKILL ended it.
+	if d := time.Since(start); d > 150*time.Second {
 		t.Errorf("took %v", d)
 	}
 	if diff := cmp.Diff([]status{{Up: true}}, r.status); diff != "" {
@@ -154,4 +167,101 @@ func TestRunChildParentEnded(t *testing.T) {
 	if diff := cmp.Diff([]string{"session_start", "spawner_ended"}, r.events(t)); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
+}
+
+// waitFile waits up to a minute for the file at path to exist, and
+// reports whether it does.
+func waitFile(path string) bool {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// TestRunChildCanceledWhileStarting: a cancel that lands while the
+// command's shim is still setting it up (the shim has locked itself down,
+// the command does not run yet) is not lost: a SIGTERM then would reach
+// only the shim, which drops it, so the command gets it once it runs. The
+// command sleeps for minutes; without the SIGTERM it would not end.
+func TestRunChildCanceledWhileStarting(t *testing.T) {
+	ct, err := shell.Contain(exec.Command("true"), []string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct.Started()
+	if ct.Off != "" {
+		t.Skipf("a command runs without a shim here: %s", ct.Off)
+	}
+	var inWindow atomic.Int32
+	for i := range 5 {
+		marker := "sleep 301." + strconv.Itoa(i)
+		ctx, cancel := context.WithCancel(t.Context())
+		returned := make(chan struct{})
+		go func() {
+			defer cancel()
+			for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+				if ok, early := shimLockedDown(marker); ok {
+					if early {
+						inWindow.Add(1)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("no shim for %q started", marker)
+					return
+				}
+			}
+			cancel()
+			select {
+			case <-returned:
+			case <-time.After(time.Minute):
+				t.Errorf("%q: the cancel was lost", marker)
+				for _, p := range testkit.Running(marker) {
+					if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+			}
+		}()
+		r := runTestChild(t, ctx, `{"name": "local/w", "entrypoint": {"command": ["sh", "-c", "trap 'echo bye; exit 0' TERM; echo started; `+marker+` & wait"]}}`, "x", nil)
+		close(returned)
+		// The SIGTERM came before or after sh set its trap.
+		if r.code != session.ExitCanceled || (r.stdout != "" && r.stdout != "started\nbye\n") {
+			t.Fatalf("%q: exit %d, stdout %q, stderr %q", marker, r.code, r.stdout, r.stderr)
+		}
+		if len(r.status) != 2 || r.status[1].Outcome != "canceled" {
+			t.Errorf("%q: status %+v", marker, r.status)
+		}
+		if diff := cmp.Diff([]string{"session_start", "session_end:canceled"}, r.events(t)); diff != "" {
+			t.Errorf("%q: trace (-want +got):\n%s", marker, diff)
+		}
+	}
+	t.Logf("%d of 5 cancels landed between the shim's lock-down and its command", inWindow.Load())
+}
+
+// shimLockedDown reports whether the shim whose command line holds marker
+// has locked itself down (no_new_privs on its locked thread, its last step
+// before it starts the command) or its command runs, and whether the command did not run yet:
+// the shim's command line holds its command's, so one process matching
+// marker is the shim alone.
+func shimLockedDown(marker string) (ok, early bool) {
+	procs := testkit.Running(marker)
+	switch len(procs) {
+	case 0:
+		return false, false
+	case 1:
+		// no_new_privs is the locking thread's.
+		tasks, _ := filepath.Glob(filepath.Join(filepath.Dir(procs[0]), "task", "*", "status"))
+		for _, st := range tasks {
+			if b, _ := os.ReadFile(st); bytes.Contains(b, []byte("NoNewPrivs:\t1")) {
+				return true, true
+			}
+		}
+		return false, false
+	}
+	return true, false
 }

@@ -64,7 +64,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 	defer tr.Close()
 	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
 	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
-	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: time.Second, exe: exe}
+	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: 5 * time.Second, exe: exe}
 
 	for i, up := range []string{"0.4", "never"} {
 		log := filepath.Join(dir, "log-"+up)
@@ -83,13 +83,15 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 		id := d.delegationID(c)
 		switch up {
 		case "never":
-			// Killed grace after the cancel, never signalled.
-			if string(b) != "start\n" || took < time.Second || took > 3*time.Second {
+			// Never signalled: killed, and not before the grace.
+			if string(b) != "start\n" || took < 5*time.Second {
 				t.Errorf("never up: log %q after %v", b, took)
 			}
 		default:
-			// SIGTERM only once it said it was up.
-			if string(b) != "start\nup\nterm\n" || took < 400*time.Millisecond || took > time.Second {
+			// SIGTERM only once it said it was up, and not the SIGKILL
+			// (the trap wrote term; the grace is long, so that a busy
+			// machine's slow trap is not taken for a missing SIGTERM).
+			if string(b) != "start\nup\nterm\n" {
 				t.Errorf("up: log %q after %v", b, took)
 			}
 		}

@@ -2,6 +2,8 @@ package shell
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,4 +70,46 @@ func under(p, dir string) bool {
 		return p != "/"
 	}
 	return strings.HasPrefix(p, dir+"/")
+}
+
+// Contained is a command Contain has prepared.
+type Contained struct {
+	// Off is the line that says why protection is off here; "" when it
+	// is on, or when there was nothing to protect.
+	Off string
+
+	report, reportW *os.File // the shim's report pipe; nil without a shim
+	up              chan struct{}
+	setup           string // a failed set-up's reason, once up is closed
+}
+
+// Started must be called once cmd.Start has returned, whatever it
+// returned, or instead of starting cmd; call it once.
+func (c *Contained) Started() {
+	if c.report == nil {
+		close(c.up)
+		return
+	}
+	c.reportW.Close()
+	go func() {
+		b, _ := io.ReadAll(c.report)
+		c.report.Close()
+		c.setup = string(b)
+		close(c.up)
+	}()
+}
+
+// Up returns a channel closed once the command runs, so that a signal to
+// its process group reaches it, or once it never will (its set-up or its
+// start failed, or it was not started).
+func (c *Contained) Up() <-chan struct{} { return c.up }
+
+// SetupErr waits for Up and returns why the shim could not set the
+// command up (its exit status is then 127), or nil.
+func (c *Contained) SetupErr() error {
+	<-c.up
+	if c.setup == "" {
+		return nil
+	}
+	return errors.New(c.setup)
 }

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 )
@@ -13,35 +14,48 @@ import (
 // cgroups rooted at this process's own cgroup, no process outside its own
 // in sight, and the privileges that could undo that dropped. A capsule's
 // command entrypoint runs so. cmd keeps its standard streams, directory
-// and environment; its SysProcAttr is replaced, and it runs in a session
-// of its own. Its exit status is the command's, 128+N when signal N ended
-// the command, and 127 with the reason on its standard error when the
-// set-up failed.
+// and environment; its SysProcAttr and ExtraFiles are replaced, and it
+// runs in a session of its own. Its exit status is the command's, 128+N
+// when signal N ended the command, and 127 when the set-up failed
+// (Contained.SetupErr says why).
 //
-// When protection is off here, Contain leaves cmd as it was and returns
-// the line that says why (ProtectionOff's); with nothing to protect it
-// leaves cmd as it was and returns "".
-func Contain(cmd *exec.Cmd, protect []string) (off string, err error) {
+// Call the Contained's Started once cmd.Start has returned; its Up then
+// says when a signal to cmd's process group reaches the command: before
+// the shim has started it, such a signal reaches only the shim, process 1
+// of its namespace, which drops it.
+//
+// When protection is off here, Contain leaves cmd as it was and the
+// Contained's Off says why (ProtectionOff's); with nothing to protect it
+// leaves cmd as it was.
+func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 	protect = cleanProtect(append(inherited(), protect...))
+	c := &Contained{up: make(chan struct{})}
 	if len(protect) == 0 {
-		return "", nil
+		return c, nil
 	}
 	for _, p := range protect {
 		if !filepath.IsAbs(p) {
-			return "", fmt.Errorf("protected path %q is not absolute", p)
+			return nil, fmt.Errorf("protected path %q is not absolute", p)
 		}
 	}
 	m := protection("")
 	if m.lock == "" {
-		return m.off, nil
+		c.Off = m.off
+		return c, nil
 	}
 	dir, err := OwnCgroupDir()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	args := append(shimArgs("", m.lock, protect), "-cgroup", dir, "--", cmd.Path)
+	// The shim reports a failed set-up on fd 3 and closes it once the
+	// command runs (-report).
+	if c.report, c.reportW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	args := append(shimArgs("", m.lock, protect), "-cgroup", dir, "-report", "--", cmd.Path)
 	cmd.Args = append(args, cmd.Args...)
 	cmd.Path = args[0]
 	cmd.SysProcAttr = m.attr(-1)
-	return "", nil
+	cmd.ExtraFiles = []*os.File{c.reportW}
+	return c, nil
 }
