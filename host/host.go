@@ -118,8 +118,19 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 		}
 		sp.Path = path
 	}
+	// The output streams to its kept file; planc holds its first 64 KiB.
+	sink := h.task.Sink(c.Step.ID, c.Attempt)
+	sp.Out = sink
 	r := h.scope.Run(ctx, sp)
-	return h.task.Keep(c.Step.ID, c.Attempt, string(r.Output), r.Err)
+	sink.Write(r.Output) // a scope that returns the output instead
+	return sink.Close(r.Err)
+}
+
+// WholeOutput implements vm.WholeOutputs: a reference or a condition
+// reads a step's whole output, up to 16 MiB, from its kept file when its
+// result carried it cut (S20).
+func (h *runHost) WholeOutput(index, attempt int, text string) (string, error) {
+	return h.task.WholeOutput(h.prog.Steps[index].ID, attempt, text)
 }
 
 // SpawnCapsule implements vm.Host: the roost resolves the capsule and it

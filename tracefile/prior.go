@@ -29,8 +29,9 @@ type CutFunc func(k KeptOutput, whole string) string
 //
 // Each step gets its last settled status and error and its highest
 // attempt; a step whose last dispatch never settled gets no status (it
-// runs again, S27). A success also gets the output its dependents saw,
-// the cut text: from the plan's output index (OutputIndexPath) when its
+// runs again, S27). A success also gets the output text its result
+// carried, the report's cut text (its dependents read the whole text from
+// the kept output through the host, vm.WholeOutputs): from the plan's output index (OutputIndexPath) when its
 // line of the attempt that succeeded holds the text (a short output);
 // otherwise from the newest kept report, ReportPath(N), when that report
 // lists the step as succeeded (it holds the text exactly as returned);

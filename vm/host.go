@@ -51,6 +51,22 @@ type Host interface {
 	Trace(e Event)
 }
 
+// WholeOutputs is a Host that cuts long outputs (S20). The text a
+// dispatch returns, or a Prior's Output, is what the report carries; a
+// reference or a condition reads the step's whole output through
+// WholeOutput instead. A Host without this method has that text read as
+// it is.
+type WholeOutputs interface {
+	// WholeOutput returns the whole output of the step at index in the
+	// Program, whose attempt settled with the output text, never "". An
+	// error fails the step whose reference or condition needed it, as an
+	// unsettled reference does (nothing is dispatched, retries do not
+	// apply, on_error does); its text follows "reference $ID.output: ".
+	// Run calls it from the goroutine that called Run, like Refuse: it
+	// must not block for long.
+	WholeOutput(index, attempt int, text string) (string, error)
+}
+
 // Call is one step dispatch (or, for Refuse, the dispatch about to be
 // made). Its slices are shared and must not be modified.
 type Call struct {

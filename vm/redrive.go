@@ -17,9 +17,10 @@ type Prior struct {
 	// Only StatusSuccess is reused; a step with any other runs again as if
 	// fresh.
 	Status Status
-	// Output is the output text the step carried, exactly as references
-	// saw it: the cut text with its mark when it was over 64 KiB (S20).
-	// "" is no output (V1).
+	// Output is the output text the step's result carried, exactly as
+	// the report held it: the cut text with its mark when it was over
+	// 64 KiB (S20). "" is no output (V1). References read the whole text
+	// from it as from a dispatch's (WholeOutputs, with Attempt).
 	Output string
 	// Error is the step's recorded error ("" for none); a reused step
 	// keeps it in its report entry.

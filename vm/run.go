@@ -99,6 +99,7 @@ type run struct {
 	toolCtx context.Context // ctx without its cancel: shell steps run on (S22)
 	prog    *ir.Program
 	host    Host
+	whole   WholeOutputs // host's, or nil
 	opts    Options
 	now     func() time.Time
 
@@ -137,6 +138,7 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 	if r.now == nil {
 		r.now = time.Now
 	}
+	r.whole, _ = host.(WholeOutputs)
 	return r
 }
 

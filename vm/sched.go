@@ -73,48 +73,85 @@ func (r *run) admit(i int32) bool {
 			return false
 		}
 	}
-	if s.Cond != nil && !s.Cond.Eval(r.values(s)) {
-		r.settle(i, StatusSkipped, 0, "", "", 0)
-		return false
+	if s.Cond != nil {
+		vals, msg := r.values(s)
+		if msg != "" {
+			r.fail(i, 0, "", msg, 0) // as an unsettled reference
+			return false
+		}
+		ok := s.Cond.Eval(vals)
+		clear(vals) // a whole output is not kept beyond the condition
+		if !ok {
+			r.settle(i, StatusSkipped, 0, "", "", 0) // S12
+			return false
+		}
 	}
 	return true
 }
 
 // values resolves a step's reference slots (S8) into the run's scratch
 // slice. Every referenced step has settled (admit checked it), and a
-// settled result never changes, so retries see the same values.
-func (r *run) values(s *ir.Step) []ir.Value {
-	vals := r.vals[:0]
+// settled result never changes, so retries see the same values. An
+// output is read whole (S20, WholeOutputs); msg, when not "", is why one
+// cannot be: the text of the step's failure.
+func (r *run) values(s *ir.Step) (vals []ir.Value, msg string) {
+	vals = r.vals[:0]
 	for _, ref := range s.Refs {
 		res := &r.res[ref.Step]
 		if ref.Field == ir.FieldStatus {
 			vals = append(vals, ir.Value{Text: res.status.String()})
-		} else {
-			vals = append(vals, ir.Value{Text: res.out, Null: res.out == ""})
+			continue
 		}
+		text := res.out
+		if r.whole != nil && text != "" {
+			if text, msg = r.wholeOutput(ref.Step, res); msg != "" {
+				clear(vals)
+				return nil, "reference $" + r.prog.Steps[ref.Step].ID + ".output: " + msg
+			}
+		}
+		vals = append(vals, ir.Value{Text: text, Null: text == ""})
 	}
 	r.vals = vals
-	return vals
+	return vals, ""
 }
 
-// call builds the Call for one attempt of step i.
-func (r *run) call(i int32, attempt int) Call {
+// wholeOutput asks the host for step i's whole output (S20), and returns
+// why it cannot be had instead when it cannot.
+func (r *run) wholeOutput(i int32, res *result) (text, msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			text, msg = "", fmt.Sprintf("host panic reading the whole output: %v", p)
+		}
+	}()
+	text, err := r.whole.WholeOutput(int(i), int(res.attempt), res.out)
+	if err != nil {
+		return "", errText(err)
+	}
+	return text, ""
+}
+
+// call builds the Call for one attempt of step i; msg, when not "", is
+// why it cannot be built (values).
+func (r *run) call(i int32, attempt int) (c Call, msg string) {
 	s := &r.prog.Steps[i]
-	c := Call{PlanID: r.prog.ID, Index: int(i), Step: s, Attempt: attempt}
+	c = Call{PlanID: r.prog.ID, Index: int(i), Step: s, Attempt: attempt}
+	var vals []ir.Value
 	switch s.Kind {
 	case ir.KindTool:
 		if t := s.Input; t != nil {
 			if t.Static() {
 				c.Input = json.RawMessage(t.Text)
-			} else {
-				vals := r.values(s)
+			} else if vals, msg = r.values(s); msg == "" {
 				c.Input = t.Append(make([]byte, 0, t.Size(vals)), vals)
 			}
 		}
 	case ir.KindCapsule:
-		c.Objective = s.Objective.Value(r.values(s))
+		if vals, msg = r.values(s); msg == "" {
+			c.Objective = s.Objective.Value(vals)
+		}
 	}
-	return c
+	clear(vals) // a whole output is not kept beyond the call
+	return c, msg
 }
 
 // dispatch admits step i (S9, S12), puts a tool or shell step to the
@@ -123,7 +160,11 @@ func (r *run) dispatch(i int32) {
 	if !r.admit(i) {
 		return
 	}
-	c := r.call(i, int(r.res[i].first)+1)
+	c, msg := r.call(i, int(r.res[i].first)+1)
+	if msg != "" {
+		r.fail(i, 0, "", msg, 0) // as an unsettled reference: no dispatch, no retries
+		return
+	}
 	if c.Step.Kind != ir.KindCapsule {
 		if msg, refused := r.refuse(c); refused {
 			r.fail(i, 0, "", msg, 0) // no dispatch, so no retries
@@ -220,8 +261,13 @@ func (r *run) complete(c completion) {
 	case !c.failed:
 		r.settle(i, StatusSuccess, attempt, c.out, "", c.dur)
 	case retried < s.Retries && !r.stopped && !r.cancelSeen:
+		next, msg := r.call(i, attempt+1)
+		if msg != "" { // its whole output read once, a reference's kept file cannot be now
+			r.fail(i, attempt, c.out, c.err+"; not retried: "+msg, c.dur)
+			break
+		}
 		r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: StatusFailed, Attempt: attempt, Duration: c.dur, Error: c.err})
-		r.start(i, r.call(i, attempt+1))
+		r.start(i, next)
 	case r.cancelSeen:
 		r.settle(i, StatusFailed, attempt, c.out, c.err, c.dur) // no on_error once cancelled
 	default:

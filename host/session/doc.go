@@ -9,7 +9,9 @@
 // Session.ReadPlan reads it back and refuses a file changed in between),
 // their locks (Session.LockPlan, S27), the whole output of every
 // dispatched attempt under outputs/ with the plan's output index
-// (Task.Keep, Task.KeepFile: S20, S24), the kept reports under reports/
+// (Task.Sink streams one as it arrives, holding its first 64 KiB;
+// Task.Keep, Task.KeepFile; Task.WholeOutput reads one back for a
+// reference: S20, S24), the kept reports under reports/
 // (Session.KeepReport, Session.SetAsideReport), notes.md, the
 // sub-capsules' delegations/ (their completion.json: WriteCompletion), and
 // trace.jsonl, written one whole line per event by a Trace.

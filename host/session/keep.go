@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -68,21 +69,11 @@ func (t *Task) OutputFile(stepID string, attempt int) string {
 // the kept file (ShownPath). It is called before the dispatch returns to
 // the VM, so that the file exists before the attempt's plan_step line. A
 // failure to keep the output fails the attempt: err is then joined with
-// why.
+// why. It is Sink for an output already whole in memory.
 func (t *Task) Keep(stepID string, attempt int, out string, err error) (string, error) {
-	path := t.OutputFile(stepID, attempt)
-	k := t.keeper()
-	werr := k.err
-	if werr == nil {
-		werr = writeFile(path, out)
-	}
-	if werr != nil {
-		return out[:CutPoint(out, OutputLimit)], errors.Join(err, keepError(werr))
-	}
-	shown := ShownPath(t.WorkDir, path)
-	text := tracefile.CutText(out, OutputLimit, shown)
-	k.record(tracefile.NewIndexRecord(stepID, attempt, int64(len(out)), text, shown))
-	return text, err
+	s := t.Sink(stepID, attempt)
+	s.WriteString(out)
+	return s.Close(err)
 }
 
 // KeepFile is Keep for an output a child wrote to the file src (a
@@ -90,22 +81,156 @@ func (t *Task) Keep(stepID string, attempt int, out string, err error) (string, 
 // bytes make the text. A missing src is an empty output, kept as such,
 // and an error.
 func (t *Task) KeepFile(stepID string, attempt int, src string) (string, error) {
+	s := t.Sink(stepID, attempt)
+	if s.err != nil {
+		return "", keepError(s.err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fs.ErrNotExist
+		}
+		return s.Close(fmt.Errorf("%s cannot be read: %w", filepath.Base(src), err))
+	}
+	defer in.Close()
+	var rerr error
+	if _, err := io.Copy(s, in); err != nil { // s never fails: the error is src's
+		rerr = fmt.Errorf("%s cannot be read: %w", filepath.Base(src), err)
+	}
+	return s.Close(rerr)
+}
+
+// Sink keeps one dispatched attempt's output as it arrives (S20, S24):
+// every byte goes straight to the attempt's kept file (OutputFile), and
+// only the first OutputLimit+1 bytes stay in memory, all that the step's
+// result needs; so a step that prints a gigabyte costs planc 64 KiB. Its
+// writes never fail, so that a writer feeding it from a step's pipe keeps
+// draining the pipe: a file that cannot be written fails the attempt
+// instead, when Close says so. A Sink is used by one goroutine at a time.
+type Sink struct {
+	t       *Task
+	stepID  string
+	attempt int
+	path    string
+	f       *os.File // nil once writing failed
+	head    []byte   // the first OutputLimit+1 bytes
+	total   int64
+	err     error // why the output cannot be kept
+}
+
+// Sink starts keeping the output of one dispatched attempt of a step at
+// OutputFile, replacing any file there. Close it.
+func (t *Task) Sink(stepID string, attempt int) *Sink {
+	s := &Sink{t: t, stepID: stepID, attempt: attempt, path: t.OutputFile(stepID, attempt)}
+	if s.err = t.keeper().err; s.err == nil {
+		s.f, s.err = os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	}
+	return s
+}
+
+// Write keeps p; it always returns len(p), nil.
+func (s *Sink) Write(p []byte) (int, error) {
+	if n := min(OutputLimit+1-len(s.head), len(p)); n > 0 {
+		s.head = append(s.head, p[:n]...)
+	}
+	s.total += int64(len(p))
+	if s.f != nil {
+		if _, err := s.f.Write(p); err != nil {
+			s.fail(err)
+		}
+	}
+	return len(p), nil
+}
+
+// WriteString is Write for a string, without copying it whole.
+func (s *Sink) WriteString(p string) (int, error) {
+	if n := min(OutputLimit+1-len(s.head), len(p)); n > 0 {
+		s.head = append(s.head, p[:n]...)
+	}
+	s.total += int64(len(p))
+	if s.f != nil {
+		if _, err := s.f.WriteString(p); err != nil {
+			s.fail(err)
+		}
+	}
+	return len(p), nil
+}
+
+// fail records why the output cannot be kept and stops writing it.
+func (s *Sink) fail(err error) {
+	s.f.Close()
+	s.f, s.err = nil, err
+}
+
+// Close ends the attempt's output: it closes the kept file, adds the
+// attempt's line to the plan's output index, and returns the text the
+// step's result carries, as Keep does, with err, the attempt's own error,
+// joined with why the output could not be kept, if it could not.
+func (s *Sink) Close(err error) (string, error) {
+	if s.f != nil {
+		if cerr := s.f.Close(); cerr != nil {
+			s.err = cerr
+		}
+		s.f = nil
+	}
+	head := string(s.head)
+	if s.err != nil {
+		return head[:CutPoint(head, OutputLimit)], errors.Join(err, keepError(s.err))
+	}
+	shown := ShownPath(s.t.WorkDir, s.path)
+	text := head
+	if s.total > OutputLimit {
+		text = tracefile.CutPrefix(head, OutputLimit, s.total, shown)
+	}
+	s.t.keeper().record(tracefile.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))
+	return text, err
+}
+
+// WholeOutput returns the whole output of a step's attempt whose result
+// carried text: what references and conditions read (S20). A text within
+// OutputLimit is the whole output itself; a longer one was cut, and the
+// whole output is read back from the attempt's kept file, whose first
+// bytes must be the text's. A kept output over ReferenceLimit is not read:
+// the error names its size and the file, and says to read it from there.
+// The same holds for a redrive's reused step, whose kept file is the
+// earlier run's.
+func (t *Task) WholeOutput(stepID string, attempt int, text string) (string, error) {
+	if len(text) <= OutputLimit {
+		return text, nil
+	}
 	path := t.OutputFile(stepID, attempt)
-	k := t.keeper()
-	if k.err != nil {
-		return "", keepError(k.err)
-	}
-	prefix, total, rerr, werr := copyFile(path, src)
-	if werr != nil {
-		return "", errors.Join(rerr, keepError(werr))
-	}
 	shown := ShownPath(t.WorkDir, path)
-	text := prefix
-	if total > OutputLimit {
-		text = tracefile.CutPrefix(prefix, OutputLimit, total, shown)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("the whole output of step %s cannot be read: %w", strconv.Quote(stepID), err)
 	}
-	k.record(tracefile.NewIndexRecord(stepID, attempt, total, text, shown))
-	return text, rerr
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("the whole output of step %s cannot be read: %w", strconv.Quote(stepID), err)
+	}
+	if fi.Size() > ReferenceLimit {
+		return "", tooLong(stepID, fi.Size(), shown)
+	}
+	var b strings.Builder
+	b.Grow(int(fi.Size()))
+	if _, err := io.Copy(&b, io.LimitReader(f, ReferenceLimit+1)); err != nil {
+		return "", fmt.Errorf("the whole output of step %s cannot be read from %s: %w", strconv.Quote(stepID), shown, err)
+	}
+	whole := b.String()
+	if len(whole) > ReferenceLimit { // it grew since Stat
+		return "", tooLong(stepID, int64(len(whole)), shown)
+	}
+	if len(whole) <= OutputLimit || !strings.HasPrefix(text, whole[:CutPoint(whole, OutputLimit)]) {
+		return "", fmt.Errorf("the whole output of step %s is no longer what %s holds: the file was changed", strconv.Quote(stepID), shown)
+	}
+	return whole, nil
+}
+
+// tooLong is the error of a reference to an output of size bytes, over
+// ReferenceLimit, kept at shown.
+func tooLong(stepID string, size int64, shown string) error {
+	return fmt.Errorf("the output of step %s is %d bytes, over the 16 MiB (%d bytes) a reference or a condition reads; it is kept whole at %s: read it from there (read-file, or a shell step)", strconv.Quote(stepID), size, ReferenceLimit, shown)
 }
 
 // keepError says that an output could not be kept.
@@ -134,71 +259,4 @@ func (k *kept) close() {
 	defer k.mu.Unlock()
 	k.index.Close()
 	k.index = nil
-}
-
-// writeFile writes s to a new file at path (replacing any).
-func writeFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(s)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// copyFile copies src to a new file at dst and returns the first
-// OutputLimit+1 bytes and the length of what it copied. rerr is why src
-// could not be read (a missing src copies nothing); werr why dst could
-// not be written.
-func copyFile(dst, src string) (prefix string, total int64, rerr, werr error) {
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return "", 0, nil, err
-	}
-	defer func() {
-		if cerr := out.Close(); werr == nil {
-			werr = cerr
-		}
-	}()
-	in, err := os.Open(src)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			err = fs.ErrNotExist
-		}
-		return "", 0, fmt.Errorf("%s cannot be read: %w", filepath.Base(src), err), nil
-	}
-	defer in.Close()
-	var head strings.Builder
-	w := &headWriter{w: out, head: &head, max: OutputLimit + 1}
-	total, err = io.Copy(w, in)
-	if w.err != nil {
-		return head.String(), total, nil, w.err
-	}
-	if err != nil {
-		return head.String(), total, fmt.Errorf("%s cannot be read: %w", filepath.Base(src), err), nil
-	}
-	return head.String(), total, nil, nil
-}
-
-// headWriter writes through to w and keeps the first max bytes in head;
-// err is w's error, told apart from the reader's.
-type headWriter struct {
-	w    io.Writer
-	head *strings.Builder
-	max  int
-	err  error
-}
-
-func (h *headWriter) Write(p []byte) (int, error) {
-	if n := min(h.max-h.head.Len(), len(p)); n > 0 {
-		h.head.Write(p[:n])
-	}
-	n, err := h.w.Write(p)
-	if err != nil {
-		h.err = err
-	}
-	return n, err
 }

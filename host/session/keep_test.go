@@ -139,3 +139,80 @@ func TestKeepFile(t *testing.T) {
 		t.Errorf("missing answer kept as %v, %v", fi, err)
 	}
 }
+
+// TestSink: an output written in pieces is kept whole in its file while
+// the text is cut as Keep cuts it, and its index line counts every byte.
+func TestSink(t *testing.T) {
+	task := newTask(t, 1)
+	s := task.Sink("long", 2)
+	piece := strings.Repeat("0123456789abcdef", 4096) // 64 KiB
+	for range 40 {
+		if n, err := s.Write([]byte(piece)); n != len(piece) || err != nil {
+			t.Fatalf("Write: %d, %v", n, err)
+		}
+	}
+	s.WriteString("end")
+	text, err := s.Close(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := strings.Repeat(piece, 40) + "end"
+	kept := task.OutputFile("long", 2)
+	if b, _ := os.ReadFile(kept); string(b) != whole {
+		t.Errorf("kept %d bytes, want %d", len(b), len(whole))
+	}
+	if want := tracefile.CutText(whole, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
+	}
+	task.Close()
+	index, _ := os.ReadFile(filepath.Join(task.Session.Dir, "outputs", "plan-1.index.jsonl"))
+	if !strings.Contains(string(index), `"bytes":`+strconv.Itoa(len(whole))+`,`) {
+		t.Errorf("index %s", index)
+	}
+}
+
+// TestWholeOutput: a text within the limit is the whole output; a cut
+// one is read back whole from its kept file; a kept file over 16 MiB, a
+// missing one and one whose head is not the text's are errors that name
+// the file.
+func TestWholeOutput(t *testing.T) {
+	task := newTask(t, 1)
+	short, err := task.Keep("short", 1, "hi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := task.WholeOutput("short", 1, short); got != "hi" || err != nil {
+		t.Errorf("short: %q, %v", got, err)
+	}
+	long := strings.Repeat("x", OutputLimit) + "tail"
+	cut, _ := task.Keep("long", 1, long, nil)
+	if got, err := task.WholeOutput("long", 1, cut); got != long || err != nil {
+		t.Errorf("long: %d bytes, %v", len(got), err)
+	}
+	shown := ShownPath(task.WorkDir, task.OutputFile("long", 1))
+	// Asked for another attempt, which was never kept.
+	if _, err := task.WholeOutput("long", 2, cut); err == nil || !strings.Contains(err.Error(), `step "long" cannot be read`) {
+		t.Errorf("missing file: %v", err)
+	}
+	// The kept file no longer begins as the text did.
+	os.WriteFile(task.OutputFile("long", 1), []byte(strings.Repeat("y", OutputLimit+10)), 0o644)
+	if _, err := task.WholeOutput("long", 1, cut); err == nil || !strings.Contains(err.Error(), shown) || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("changed file: %v", err)
+	}
+	// Over 16 MiB: the error names the size and the kept file.
+	s := task.Sink("huge", 1)
+	s.Write(make([]byte, ReferenceLimit+1))
+	hugeCut, _ := s.Close(nil)
+	_, err = task.WholeOutput("huge", 1, hugeCut)
+	hugeShown := ShownPath(task.WorkDir, task.OutputFile("huge", 1))
+	if err == nil || !strings.Contains(err.Error(), "is 16777217 bytes, over the 16 MiB") || !strings.Contains(err.Error(), "kept whole at "+hugeShown+":") {
+		t.Errorf("over 16 MiB: %v", err)
+	}
+	// Exactly 16 MiB is read.
+	s = task.Sink("edge", 1)
+	s.Write(make([]byte, ReferenceLimit))
+	edgeCut, _ := s.Close(nil)
+	if got, err := task.WholeOutput("edge", 1, edgeCut); len(got) != ReferenceLimit || err != nil {
+		t.Errorf("16 MiB: %d bytes, %v", len(got), err)
+	}
+}

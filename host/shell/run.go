@@ -69,6 +69,12 @@ type Spec struct {
 	// first step that gives it) is not protected. Ignored when the
 	// scope's ProtectionOff is not "".
 	Protect []string
+	// Out, when set, receives standard output and standard error as they
+	// arrive (the host: the attempt's kept file), and Result.Output is
+	// then nil: planc never holds a step's whole output. A write that
+	// fails drops the rest of the output, which is still read to its end,
+	// so that the step never blocks on a full pipe; Out says why itself.
+	Out io.Writer
 }
 
 // Result is the outcome of one Run.
@@ -76,7 +82,7 @@ type Result struct {
 	// Path is the resolved file that was run, "" when resolution failed.
 	Path string
 	// Output is standard output and standard error, merged in the order
-	// they were written, whole.
+	// they were written, whole; nil when Spec.Out received them.
 	Output []byte
 	// ExitCode is the main process's exit status, or -1 when it did not
 	// exit normally or never started.
@@ -229,8 +235,14 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 	}
 	out := make(chan []byte, 1)
 	go func() {
-		b, _ := io.ReadAll(pr)
-		out <- b
+		if sp.Out == nil {
+			b, _ := io.ReadAll(pr)
+			out <- b
+			return
+		}
+		io.Copy(sp.Out, pr)
+		io.Copy(io.Discard, pr) // after a failed write: drain the rest
+		out <- nil
 	}()
 	var timedOut, canceled atomic.Bool
 	var ws syscall.WaitStatus
