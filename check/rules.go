@@ -35,6 +35,7 @@ func rules() []Rule {
 		ruleSubmitPlanTool,
 		ruleUnknownTool,
 		ruleToolInput,
+		ruleComposeValues,
 		ruleShellNotAllowed,
 		ruleDependencyCycle,
 		ruleUnreferenceableID,

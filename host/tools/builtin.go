@@ -44,6 +44,7 @@ var builtinTools = map[string]builtinTool{
 	"notes":      {call: (*Builtins).notes},
 	"read-file":  {call: (*Builtins).readFile},
 	"write-file": {call: (*Builtins).writeFile},
+	"compose":    {call: (*Builtins).compose},
 }
 
 // builtinSchemas are the built-in tools' input schemas, compiled once.
