@@ -54,6 +54,7 @@ func commands() []*command {
 	return []*command{
 		initCommand,
 		checkCommand,
+		toolsCommand,
 		dumpIRCommand,
 		runCommand,
 		serveCommand,
