@@ -10,7 +10,7 @@ import (
 var checkCommand = &command{
 	name:    "check",
 	summary: "check plans: every refusal and warning, with positions and fixes",
-	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--verbose] PLAN...
+	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--refresh-tools] [--verbose] PLAN...
 
 Checks each PLAN (a path, or - for standard input) against every refusal
 and every warning (docs/plans.md says what is refused; planc's decisions
