@@ -37,6 +37,7 @@ func rules() []Rule {
 		ruleToolInput,
 		ruleComposeValues,
 		ruleShellNotAllowed,
+		ruleBinaryNotFound,
 		ruleDependencyCycle,
 		ruleUnreferenceableID,
 		ruleReferenceLikeText,

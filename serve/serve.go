@@ -277,6 +277,7 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 func (s *Server) baseCaps() *check.Capabilities {
 	caps := check.CapabilitiesOf(s.m).WithSchemas(toolschema.Builtin())
 	caps.Manifest, caps.Embedded = s.cfg.ManifestPath, s.cfg.Manifest == nil
+	caps.Found = tools.BinaryFinder(s.cfg.WorkDir)
 	return caps
 }
 

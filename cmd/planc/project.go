@@ -55,6 +55,7 @@ func (c *capsuleInfo) dir() string {
 func (c *capsuleInfo) caps() *check.Capabilities {
 	caps := check.CapabilitiesOf(c.m).WithSchemas(toolschema.Builtin())
 	caps.Manifest, caps.Embedded = c.name(), c.path == ""
+	caps.Found = tools.BinaryFinder("")
 	return caps
 }
 
