@@ -172,8 +172,8 @@ func TestToolsCacheProtected(t *testing.T) {
 	r := plancIn(t, dir, "run", "--capsule", "capsule.json", "attack.json")
 	rep := r.report(t)
 	for _, s := range rep.Steps {
-		if s.Status != "failed" {
-			t.Errorf("step %s: %s, want failed (the cache is protected)", s.StepID, s.Status)
+		if s.Status != "failed" || s.Error == nil || !strings.Contains(*s.Error, "which no step may change") {
+			t.Errorf("step %s: %s (%v), want failed: the cache is protected", s.StepID, s.Status, s.Error)
 		}
 	}
 	if after, _ := os.ReadFile(kept[0]); !bytes.Equal(before, after) {
