@@ -27,7 +27,7 @@ const (
 // BuiltinTools returns the names of the runtime's built-in tools, sorted.
 // The slice is fresh: callers may keep or change it.
 func BuiltinTools() []string {
-	return []string{"notes", "read-file", "repo-files", "write-file"}
+	return []string{"compose", "notes", "read-file", "repo-files", "write-file"}
 }
 
 // HookEvents returns the values Hook.On may take, in documentation order.

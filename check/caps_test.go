@@ -73,7 +73,7 @@ func TestCapabilitiesOfLeavesManifestAlone(t *testing.T) {
 
 func TestBuiltinTools(t *testing.T) {
 	got := BuiltinTools()
-	want := []string{"notes", "read-file", "repo-files", "write-file"}
+	want := []string{"compose", "notes", "read-file", "repo-files", "write-file"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("BuiltinTools (-want +got):\n%s", d)
 	}
@@ -81,7 +81,7 @@ func TestBuiltinTools(t *testing.T) {
 		t.Errorf("BuiltinTools is not sorted: %q", got)
 	}
 	got[0] = "changed"
-	if BuiltinTools()[0] != "notes" {
+	if BuiltinTools()[0] != "compose" {
 		t.Errorf("BuiltinTools shares its slice with callers")
 	}
 	if slices.Contains(got, SubmitPlan) {

@@ -52,6 +52,12 @@ type Capabilities struct {
 	// planc init first.
 	Manifest string
 	Embedded bool
+	// Found, when set, reports whether an allowed shell binary (a first
+	// word of capabilities.shell.allow) can be found now, as a run
+	// would look it up: the binary-not-found warning asks it. nil leaves
+	// the warning off (golden tests, hosts that look binaries up
+	// elsewhere).
+	Found func(bin string) bool
 }
 
 // Rule is one check with a stable code.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -190,6 +191,18 @@ func (s *InputSchema) check(inst any, refs instRefs) []finding {
 	out := slices.CompactFunc(v.out, func(a, b finding) bool {
 		return a.kind == b.kind && slices.Equal(a.loc, b.loc) && a.message() == b.message()
 	})
+	// A misspelt member the schema refuses is said at the member
+	// (findUnknown, with its did-you-mean): the absent one keeps its fix.
+	for i := range out {
+		if out[i].kind != findMissing || out[i].guess == "" {
+			continue
+		}
+		for _, u := range out {
+			if u.kind == findUnknown && slices.Equal(u.loc, out[i].loc) && slices.Contains(u.keys, out[i].guess) {
+				out[i].guess = ""
+			}
+		}
+	}
 	// One unknown property beside one absent required property, at the
 	// same place, is most likely that property misnamed.
 	for i := 0; i+1 < len(out); i++ {
@@ -317,7 +330,14 @@ func (v *validation) leaf(e *jsonschema.ValidationError) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
 		sch := v.s.sub(e.SchemaURL)
-		v.out = append(v.out, finding{loc: loc, kind: findMissing, keys: k.Missing, shape: describe(sch)})
+		f := finding{loc: loc, kind: findMissing, keys: k.Missing, shape: describe(sch)}
+		if len(k.Missing) == 1 {
+			// A schema that allows other members says nothing of a
+			// misspelt one: the member it does not name that is closest
+			// to the absent one is most likely it.
+			f.guess = ast.Suggest(k.Missing[0], extraKeys(instanceAt(v.inst, loc), propNames(sch)))
+		}
+		v.out = append(v.out, f)
 		return
 	case *kind.AdditionalProperties:
 		sch := v.s.sub(e.SchemaURL)
@@ -366,4 +386,41 @@ func (v *validation) refAt(loc []string) *ast.Ref {
 		return nil
 	}
 	return v.refs.at(loc)
+}
+
+// instanceAt returns the value at the instance location loc inside inst,
+// or nil.
+func instanceAt(inst any, loc []string) any {
+	for _, t := range loc {
+		switch x := inst.(type) {
+		case map[string]any:
+			inst = x[t]
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			inst = x[i]
+		default:
+			return nil
+		}
+	}
+	return inst
+}
+
+// extraKeys returns the members of obj (when it is an object) that known
+// does not name, sorted.
+func extraKeys(obj any, known []string) []string {
+	m, ok := obj.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for k := range m {
+		if !slices.Contains(known, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -43,8 +43,11 @@ type finding struct {
 	// {"path": "…"} ("" when the schema does not say).
 	known []string
 	shape string
-	// guess is the property an unknown one most likely stands for when
-	// no name is close: the one required property absent beside it.
+	// guess is, for findUnknown, the property an unknown one most likely
+	// stands for when no name is close: the one required property absent
+	// beside it; for findMissing, the member the schema does not name
+	// that is closest to the one absent property (a schema that allows
+	// other members reports no unknown one).
 	guess string
 	msg   string // the whole message of a findValue
 }
@@ -56,6 +59,9 @@ func (f finding) message() string {
 	switch f.kind {
 	case findMissing:
 		msg := fmt.Sprintf("%s has no %s", w, ast.QuoteList(f.keys, ""))
+		if f.guess != "" {
+			return msg + fmt.Sprintf("; did you mean %q? rename %q to %q", f.guess, f.guess, f.keys[0])
+		}
 		if f.shape != "" {
 			msg += "; " + takes(f.loc, f.shape)
 		}

@@ -248,3 +248,37 @@ func TestToolInputHints(t *testing.T) {
 		t.Errorf("second check (-first +second):\n%s", d)
 	}
 }
+
+// TestMissingBesideExtra: a schema that allows members it does not name
+// reports no unknown one, so an absent required member names the extra
+// member closest to it (a misspelling); none when no extra is close, and
+// none where the schema refuses the extra member itself (it has its own
+// did-you-mean there).
+func TestMissingBesideExtra(t *testing.T) {
+	open, err := CompileInputSchema(json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+		"required": ["path", "content"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := CompileInputSchema(json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+		"required": ["path", "content"], "additionalProperties": false}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		s           *InputSchema
+		input, want string
+	}{
+		{open, `{"path": "x", "contents": "y"}`, `the input has no "content"; did you mean "contents"? rename "contents" to "content"`},
+		{open, `{"path": "x", "zzz": "y"}`, `the input has no "content"; the tool takes {"path": "…", "content": "…"}`},
+		{closed, `{"path": "x", "contents": "y"}`, `the input has no "content"; the tool takes {"path": "…", "content": "…"}; unknown input field "contents"; did you mean "content"?`},
+	} {
+		got := ""
+		if err := tc.s.Validate(json.RawMessage(tc.input)); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.input, got, tc.want)
+		}
+	}
+}

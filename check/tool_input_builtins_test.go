@@ -20,7 +20,11 @@ import (
 
 // fields are the built-in tools' own fields, which the generator starts
 // from half of the time.
-var fields = map[string][]string{"notes": {"body"}, "read-file": {"path"}, "repo-files": {"glob"}, "write-file": {"path", "content"}}
+var fields = map[string][]string{"compose": {"template", "values"}, "notes": {"body"}, "read-file": {"path"}, "repo-files": {"glob"}, "write-file": {"path", "content"}}
+
+// ownValues are the values of the tools' own fields that the tool takes,
+// where "a" would not do.
+var ownValues = map[string]string{"template": `"{a}"`, "values": `{"a": "a"}`}
 
 // genInput returns generated JSON text for tool's input: half of the time
 // the tool's own fields holding "a", one of them perhaps dropped or given
@@ -42,6 +46,8 @@ func genInput(r *rand.Rand, tool string) string {
 			case i == drop:
 			case i == change:
 				parts = append(parts, fmt.Sprintf("%q: %s", k, genValue(r, 0)))
+			case ownValues[k] != "":
+				parts = append(parts, fmt.Sprintf("%q: %s", k, ownValues[k]))
 			default:
 				parts = append(parts, fmt.Sprintf("%q: %q", k, "a"))
 			}

@@ -48,6 +48,9 @@ func goldenCaps(t *testing.T) *check.Capabilities {
 	}
 	caps := check.CapabilitiesOf(m).WithSchemas(toolschema.Builtin())
 	caps.Manifest = "capsule.json" // the fixes name it as the plans are named: by base name
+	// Every allowed binary is found but missing-bin, whatever this
+	// machine has installed (binary-not-found).
+	caps.Found = func(bin string) bool { return bin != "missing-bin" }
 	return caps
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // defaultManifestJSON is the manifest `planc run` uses without --capsule:
-// the four built-in tools, no shell binaries, nothing to spawn, and the
+// the five built-in tools, no shell binaries, nothing to spawn, and the
 // plan.submit grant (docs/manifest.md).
 //
 //go:embed default-capsule.json

@@ -285,7 +285,7 @@ func TestDefaultManifest(t *testing.T) {
 			t.Errorf("%q is not a built-in", b.Name)
 		}
 	}
-	if len(names) != 4 {
+	if len(names) != 5 {
 		t.Errorf("tools %v", names)
 	}
 }

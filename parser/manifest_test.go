@@ -353,7 +353,7 @@ var refusalCases = []struct {
 	{"builtin typo", `{"name": "local/a", "tools": {"builtin": ["read-fil", "submit-plan", "bogus"]}}`, []string{
 		"1:43 manifest-bad-value: tools.builtin[0] \"read-fil\" is not a built-in tool; did you mean \"read-file\"? [read-file]",
 		"1:55 manifest-bad-value: tools.builtin[1] \"submit-plan\" is not a built-in tool; grant it with \"capabilities\": {\"plan\": {\"submit\": true}}",
-		"1:70 manifest-bad-value: tools.builtin[2] \"bogus\" is not a built-in tool; use one of \"notes\", \"read-file\", \"repo-files\" or \"write-file\"",
+		"1:70 manifest-bad-value: tools.builtin[2] \"bogus\" is not a built-in tool; use one of \"compose\", \"notes\", \"read-file\", \"repo-files\" or \"write-file\"",
 	}},
 	{"mcp list", `{"name": "local/a", "tools": {"mcp": []}}`, []string{"1:38 manifest-wrong-type: tools.mcp must be an object, not a list; write \"mcp\": {\"fs\": {\"command\": [\"<binary>\", \"<argument>\"]}}"}},
 	{"mcp server", `{"name": "local/a", "tools": {"mcp": {"": {}, "a": [], "b": {}, "c": {"comand": []}}}}`, []string{

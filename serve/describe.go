@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/host/toolschema"
 )
 
@@ -96,18 +97,18 @@ Refused before anything runs: a duplicate step id; none or several of tool/shell
 
 // describeSubmit is submit-plan's description: what it does, the plan
 // format, and what this capsule offers a plan.
-func describeSubmit(m *ast.Manifest) string {
+func describeSubmit(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
 	return `Run a whole plan - a dependency graph of steps - in one call, and get one report back when every step has settled.
 ` + planFormat + `
 The result is the report {"plan_id", "completed", "canceled", "failed_step", "steps": [{"step_id", "status", "output", "error"}]}. A plan that did not complete is an error result whose first text is its summary; a refused plan is an error result listing each problem as plan:LINE:COL (positions in the arguments re-indented with two spaces, one member per line). Cancelling the call cancels the plan. Every plan of this connection runs in one session, numbered plan-1, plan-2, ...; resume-plan runs again what a plan that did not complete left undone.
-` + offers(m)
+` + offers(m, infos, listErr)
 }
 
 // describeCheck is check-plan's description.
-func describeCheck(m *ast.Manifest) string {
+func describeCheck(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
 	return `Check a plan without running it: every problem submit-plan would refuse the plan for, and the warnings, each as plan:LINE:COL: severity: message [code] (positions in the arguments re-indented with two spaces, one member per line). Its arguments are the plan, as for submit-plan.
 ` + planFormat + `
-` + offers(m)
+` + offers(m, infos, listErr)
 }
 
 // builtinInput describes the input of the built-in tool name from its
@@ -140,7 +141,7 @@ func builtinInput(name string) string {
 
 // offers says what the capsule's manifest lets a plan reach: its tools,
 // shell binaries and sub-capsules.
-func offers(m *ast.Manifest) string {
+func offers(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
 	var b strings.Builder
 	b.WriteString("This capsule offers:")
 	tools := slices.Sorted(slices.Values(ast.Names(m.Tools.Builtin)))
@@ -152,11 +153,7 @@ func offers(m *ast.Manifest) string {
 		}
 	}
 	if len(m.Tools.MCP) > 0 {
-		var names []string
-		for _, s := range m.Tools.MCP {
-			names = append(names, s.Name)
-		}
-		fmt.Fprintf(&b, "\n- the tools of the MCP servers %s (their own names and inputs; check-plan holds a plan to them)", ast.QuoteList(names, ""))
+		b.WriteString(mcpOffers(m, infos, listErr))
 	}
 	if len(tools) == 0 && len(m.Tools.MCP) == 0 {
 		b.WriteString("\n- no tools")
@@ -175,25 +172,25 @@ func list(names []string) string {
 }
 
 // instructions are the server's instructions to a connecting client.
-const instructions = `planc runs plans: submit-plan takes a whole dependency graph of tool, shell and sub-capsule steps and returns one report once every step has settled; check-plan checks a plan without running it; resume-plan resumes a plan that did not complete, keeping the steps that succeeded. Their descriptions give the plan format.`
+const instructions = `planc runs plans: submit-plan takes a whole dependency graph of tool, shell and sub-capsule steps and returns one report once every step has settled; check-plan checks a plan without running it; list-tools lists every tool a plan may call, with its input schema; resume-plan resumes a plan that did not complete, keeping the steps that succeeded. Their descriptions give the plan format.`
 
 // submitTool is the submit-plan tool.
-func submitTool(m *ast.Manifest) *mcp.Tool {
+func submitTool(m *ast.Manifest, infos []tools.ToolInfo, listErr error) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         SubmitPlan,
 		Title:        "Submit a plan",
-		Description:  describeSubmit(m),
+		Description:  describeSubmit(m, infos, listErr),
 		InputSchema:  json.RawMessage(planSchema),
 		OutputSchema: json.RawMessage(reportSchema),
 	}
 }
 
 // checkTool is the check-plan tool.
-func checkTool(m *ast.Manifest) *mcp.Tool {
+func checkTool(m *ast.Manifest, infos []tools.ToolInfo, listErr error) *mcp.Tool {
 	return &mcp.Tool{
 		Name:         CheckPlan,
 		Title:        "Check a plan",
-		Description:  describeCheck(m),
+		Description:  describeCheck(m, infos, listErr),
 		InputSchema:  json.RawMessage(planSchema),
 		OutputSchema: json.RawMessage(diagnosticsSchema),
 		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},

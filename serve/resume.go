@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,18 +32,49 @@ type resumeArgs struct {
 	Plan *int `json:"plan"`
 }
 
+// decodeResumeArgs reads resume-plan's arguments; msg says, in the tool's
+// own words, what is wrong with them.
+func decodeResumeArgs(raw json.RawMessage) (args resumeArgs, msg string) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, ""
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return args, "the arguments are not a JSON object"
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if k != "plan" {
+			return args, fmt.Sprintf("%q is not one of its arguments", k)
+		}
+	}
+	p, ok := m["plan"]
+	if !ok || string(p) == "null" {
+		return args, ""
+	}
+	var n int
+	if err := json.Unmarshal(p, &n); err != nil {
+		var f float64
+		switch {
+		case json.Unmarshal(p, &f) == nil:
+			return args, fmt.Sprintf(`"plan" must be a whole number such as 1, not %s`, p)
+		case len(p) > 0 && p[0] == '"':
+			return args, fmt.Sprintf(`"plan" must be a number, not the string %s; write {"plan": %s}`, p, strings.Trim(string(p), `"`))
+		}
+		return args, fmt.Sprintf(`"plan" must be a number such as 1, not %s`, p)
+	}
+	args.Plan = &n
+	return args, ""
+}
+
 // resumePlan is the resume-plan tool: redrive a plan of the connection's
 // session as `planc run --resume` does, answer as submit-plan does.
 func (c *conn) resumePlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	c.plans.Add(1)
 	defer c.plans.Done()
-	var args resumeArgs
-	if raw := bytes.TrimSpace(arguments(req)); len(raw) > 0 && string(raw) != "null" {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&args); err != nil {
-			return errorResult(`resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): %v`, err), nil
-		}
+	args, msg := decodeResumeArgs(arguments(req))
+	if msg != "" {
+		return errorResult(`resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): %s`, msg), nil
 	}
 	c.mu.Lock()
 	dir, last := c.sessionDir, c.lastPlan

@@ -71,12 +71,20 @@ func TestResumePlan(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"plan": 7}`:   "nothing to resume: the session " + sess + " has no plan 7",
 		`{"plan": 0}`:   "plan 0 is not a plan number",
-		`{"plan": "x"}`: `resume-plan takes {"plan": N}`,
-		`{"plans": 1}`:  `resume-plan takes {"plan": N}`,
+		`{"plan": "x"}`: `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plan" must be a number, not the string "x"; write {"plan": x}`,
+		`{"plan": "1"}`: `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plan" must be a number, not the string "1"; write {"plan": 1}`,
+		`{"plan": 1.5}`: `"plan" must be a whole number such as 1, not 1.5`,
+		`{"plan": [1]}`: `"plan" must be a number such as 1, not [1]`,
+		`{"plans": 1}`:  `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plans" is not one of its arguments`,
 	} {
 		r := f.call(t, ctx, ResumePlan, args, nil)
-		if !r.IsError || !strings.Contains(strings.Join(texts(r), "\n"), want) {
+		got := strings.Join(texts(r), "\n")
+		if !r.IsError || !strings.Contains(got, want) {
 			t.Errorf("resume-plan %s: %q, want %q", args, texts(r), want)
+		}
+		// The tool's own words: no Go decoding error.
+		if strings.Contains(got, "json:") || strings.Contains(got, "Go struct") {
+			t.Errorf("resume-plan %s answers with a decoding error: %q", args, got)
 		}
 	}
 }

@@ -31,7 +31,6 @@ package serve
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -97,9 +96,9 @@ type Server struct {
 	m         *ast.Manifest
 	submitErr error // why there is no submit-plan; nil when there is
 
-	mu       sync.Mutex
-	mcpTools map[string]json.RawMessage // the MCP servers' tools and input schemas, once listed for check-plan
-	listed   bool
+	mu     sync.Mutex
+	infos  []tools.ToolInfo // the inventory, once listed (inventory)
+	listed bool
 }
 
 // New returns a Server for cfg.
@@ -166,9 +165,14 @@ func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "planc", Title: "planc plan runtime", Version: version},
 		&mcp.ServerOptions{Instructions: instructions})
-	srv.AddTool(checkTool(s.m), c.checkPlan)
+	// The descriptions name every tool a plan may call, MCP servers'
+	// included; a listing that fails is said there, and check-plan and
+	// list-tools say why when called.
+	infos, listErr := s.inventory(ctx)
+	srv.AddTool(checkTool(s.m, infos, listErr), c.checkPlan)
+	srv.AddTool(listTool(), c.listTools)
 	if s.submitErr == nil {
-		srv.AddTool(submitTool(s.m), c.submitPlan)
+		srv.AddTool(submitTool(s.m, infos, listErr), c.submitPlan)
 		srv.AddTool(resumeTool(), c.resumePlan)
 	}
 	err := srv.Run(ctx, t)
@@ -273,16 +277,33 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 func (s *Server) baseCaps() *check.Capabilities {
 	caps := check.CapabilitiesOf(s.m).WithSchemas(toolschema.Builtin())
 	caps.Manifest, caps.Embedded = s.cfg.ManifestPath, s.cfg.Manifest == nil
+	caps.Found = tools.BinaryFinder(s.cfg.WorkDir)
 	return caps
 }
 
-// capabilities is what check-plan checks with, as `planc check` does:
-// baseCaps, and the tools of the manifest's MCP servers with their input
-// schemas, listed once and kept.
+// capabilities is what check-plan and submit-plan check with, as `planc
+// check` does: baseCaps, and the tools of the manifest's MCP servers with
+// their input schemas (inventory). Both tools check a plan with the same
+// capabilities before anything runs, so they find the same problems.
 func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) {
 	caps := s.baseCaps()
 	if len(s.m.Tools.MCP) == 0 {
 		return caps, nil
+	}
+	infos, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return caps.WithMCP(tools.MCPInputs(infos)), nil
+}
+
+// inventory is the capsule's tools (tools.ListTools): the built-in tools
+// it grants and its MCP servers' tools, which the servers are started
+// once to list (in the working directory, outside any scope) and kept
+// for every connection. A listing that failed is tried again next time.
+func (s *Server) inventory(ctx context.Context) ([]tools.ToolInfo, error) {
+	if len(s.m.Tools.MCP) == 0 {
+		return tools.BuiltinInfos(ast.Names(s.m.Tools.Builtin)), nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -295,13 +316,13 @@ func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) 
 		if dir == "" {
 			dir = work
 		}
-		inputs, err := tools.ListMCPToolInputs(ctx, s.m, work, dir, tools.MCPStartTimeout)
+		infos, err := tools.ListTools(ctx, s.m, tools.ListOptions{Dir: work, ManifestDir: dir, Timeout: tools.MCPStartTimeout})
 		if err != nil {
 			return nil, err
 		}
-		s.mcpTools, s.listed = inputs, true
+		s.infos, s.listed = infos, true
 	}
-	return caps.WithMCP(s.mcpTools), nil
+	return s.infos, nil
 }
 
 // workDir returns dir made absolute, "" being the current directory.

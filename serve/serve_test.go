@@ -156,6 +156,8 @@ func TestListTools(t *testing.T) {
 		case ResumePlan:
 			resume = tool
 			continue // its arguments are no plan: below
+		case ListTools:
+			continue // it takes no arguments: TestListToolsTool
 		case SubmitPlan:
 			submit = tool
 		}
@@ -174,7 +176,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{CheckPlan, ResumePlan, SubmitPlan}) {
+	if !slices.Equal(names, []string{CheckPlan, ListTools, ResumePlan, SubmitPlan}) {
 		t.Fatalf("tools %v", names)
 	}
 	// resume-plan is described as submit-plan is: title, description,
@@ -199,7 +201,7 @@ func TestListTools(t *testing.T) {
 }
 
 // TestNoSubmitWithoutGrant: a manifest without capabilities.plan.submit
-// gets check-plan alone, and SubmitRefusal says why.
+// gets check-plan and list-tools alone, and SubmitRefusal says why.
 func TestNoSubmitWithoutGrant(t *testing.T) {
 	m := manifest(t, `{"name": "local/nogrant", "tools": {"builtin": ["notes"]}}`)
 	s := New(Config{Manifest: m})
@@ -211,8 +213,13 @@ func TestNoSubmitWithoutGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 1 || res.Tools[0].Name != CheckPlan {
-		t.Fatalf("tools %v", res.Tools)
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{CheckPlan, ListTools}) {
+		t.Fatalf("tools %v", names)
 	}
 	r := f.call(t, context.Background(), CheckPlan, `{"id": "x", "steps": [{"id": "a", "tool": "notes", "input": {"body": "b"}}]}`, nil)
 	if r.IsError || texts(r)[0] != "no problems: submit-plan would accept this plan" {

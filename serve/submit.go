@@ -48,10 +48,16 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	c.plans.Add(1)
 	defer c.plans.Done()
 	src := planText(arguments(req))
-	// Checked here first, so that a refused plan makes no session; the
-	// MCP servers' tools are checked once they start (host.Run), and a
-	// plan refused then leaves nothing either (settle).
-	plan, found := check.Load(src, c.s.baseCaps())
+	// Checked here first, with check-plan's capabilities (the MCP
+	// servers' tools and input schemas included), so that a refused plan
+	// makes no session and submit-plan refuses exactly what check-plan
+	// finds. The servers started for the run list their tools again
+	// (host.Run), and a plan refused then leaves nothing either (settle).
+	caps, err := c.s.capabilities(ctx)
+	if err != nil {
+		return errorResult("planc could not list the tools of the capsule's MCP servers, so the plan was not checked and nothing ran: %v", err), nil
+	}
+	plan, found := check.Load(src, caps)
 	if plan == nil {
 		return refusedResult(planDiags(src, found)), nil
 	}

@@ -10,7 +10,7 @@ import (
 var checkCommand = &command{
 	name:    "check",
 	summary: "check plans: every refusal and warning, with positions and fixes",
-	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--verbose] PLAN...
+	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--refresh-tools] [--verbose] PLAN...
 
 Checks each PLAN (a path, or - for standard input) against every refusal
 and every warning (docs/plans.md says what is refused; planc's decisions
@@ -23,9 +23,11 @@ allow list) run against the capsule planc run would use: --capsule FILE,
 else .planc/capsule.json in the current directory or the nearest parent
 that has one, else the embedded default capsule (planc init makes
 .planc/capsule.json). So check reports an error exactly when planc run
-would refuse the plan. The capsule's MCP servers are started to list
-their tools and input schemas, and ended; one that does not start within
-10s is an error.
+would refuse the plan. The tools and input schemas of the capsule's MCP
+servers are needed only for a plan that names a tool other than the
+built-in tools the capsule grants: they come from the project's cache
+(.planc/cache), else the servers are started to list them, and ended; one
+that does not start within 10s is an error.
 
 flags:
   --capsule FILE   the capsule manifest (default: .planc/capsule.json from
@@ -33,6 +35,7 @@ flags:
   --format FORMAT  text (the default: a line, the source line and a caret
                    under the span), json (one array) or sarif (SARIF 2.1.0)
   --werror         treat warnings as errors
+  --refresh-tools  list the MCP servers' tools afresh, not from the cache
   --verbose        say on standard error which capsule is used
 
 exit status: 0 no errors, 1 at least one error (or warning, with
@@ -50,6 +53,7 @@ func runCheck(e *env, c *command, args []string) int {
 	fs.Var(format, "format", "")
 	werror := fs.Bool("werror", false, "")
 	verbose := fs.Bool("verbose", false, "")
+	refresh := fs.Bool("refresh-tools", false, "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	if !ok {
 		return status
@@ -82,19 +86,26 @@ func runCheck(e *env, c *command, args []string) int {
 	}
 	e.sayCapsule("check", capsule, *verbose)
 	all := capsule.ds
-	caps, err := capsule.withMCP(capsule.caps())
-	if err != nil {
-		return e.mcpFailed("check", err)
-	}
-
+	capsule.refresh = *refresh
 	var failures []string
+	var files []*diag.File
+	var srcs [][]byte
 	for _, p := range paths {
-		_, _, ds, err := e.loadPlan(p, caps)
+		f, err := e.readPlan(p)
 		if err != nil {
 			failures = append(failures, err.Error())
 			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
 			continue
 		}
+		files = append(files, f)
+		srcs = append(srcs, f.Src)
+	}
+	caps, err := capsule.capsFor(capsule.caps(), srcs...)
+	if err != nil {
+		return e.mcpFailed("check", err)
+	}
+	for _, f := range files {
+		_, ds := e.checkPlan(f, caps)
 		all = append(all, ds...)
 	}
 	diag.Sort(all)

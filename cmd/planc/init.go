@@ -18,7 +18,7 @@ var initCommand = &command{
 	usage: `usage: planc init
 
 Writes .planc/capsule.json in the current directory: a capsule manifest
-that grants what the embedded default capsule grants (the four built-in
+that grants what the embedded default capsule grants (the five built-in
 tools, no shell binaries, nothing to spawn, plan submission), each section
 explained in a "$comment" member. From then on check, dump-ir, graph, run
 and serve use it here and in every directory below that has no
@@ -147,7 +147,7 @@ const starterTemplate = `{
   },
   "tools": {
     "$comment": "builtin: the built-in tools plans may call (repo-files, notes, read-file, write-file). mcp: MCP servers over stdio whose tools plans may call, by name, e.g. {\"fs\": {\"command\": [\"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}} (a server runs in the directory planc runs in; a first word with a slash starts from this file's directory); planc starts them to check plans against their tools.",
-    "builtin": ["notes", "read-file", "repo-files", "write-file"],
+    "builtin": ["compose", "notes", "read-file", "repo-files", "write-file"],
     "mcp": {}
   }
 }

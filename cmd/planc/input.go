@@ -67,16 +67,28 @@ func tooLarge(limit int, fix string) ast.Diagnostic {
 // diagnostic of the parser and the checker, and a non-nil error only when
 // the file cannot be read. plan is nil when the plan is refused.
 func (e *env) loadPlan(path string, caps *check.Capabilities) (*diag.File, *check.Plan, []diag.Diagnostic, error) {
-	lim := parser.DefaultLimits()
-	f, err := e.readSource(path, lim.MaxBytes)
+	f, err := e.readPlan(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	plan, ds := e.checkPlan(f, caps)
+	return f, plan, ds, nil
+}
+
+// readPlan reads the plan at path, at most one byte over the size limit.
+func (e *env) readPlan(path string) (*diag.File, error) {
+	return e.readSource(path, parser.DefaultLimits().MaxBytes)
+}
+
+// checkPlan runs the front end (check.Load) with caps on the plan f that
+// readPlan read: plan is nil when it is refused.
+func (e *env) checkPlan(f *diag.File, caps *check.Capabilities) (*check.Plan, []diag.Diagnostic) {
+	lim := parser.DefaultLimits()
 	if lim.MaxBytes > 0 && len(f.Src) > lim.MaxBytes {
-		return f, nil, diag.Attach(f, []ast.Diagnostic{tooLarge(lim.MaxBytes, "split the plan into smaller plans")}), nil
+		return nil, diag.Attach(f, []ast.Diagnostic{tooLarge(lim.MaxBytes, "split the plan into smaller plans")})
 	}
 	plan, ds := check.Load(f.Src, caps)
-	return f, plan, diag.Attach(f, ds), nil
+	return plan, diag.Attach(f, ds)
 }
 
 // loadManifest reads and parses the capsule manifest at path. m is nil
@@ -124,15 +136,16 @@ func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Pro
 	if !ok {
 		return nil, exitUsage
 	}
-	caps, err := c.withMCP(c.caps())
-	if err != nil {
-		return nil, e.mcpFailed(cmd, err)
-	}
-	_, plan, ds, err := e.loadPlan(path, caps)
+	f, err := e.readPlan(path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc %s: %v\n", cmd, err)
 		return nil, exitUsage
 	}
+	caps, err := c.capsFor(c.caps(), f.Src)
+	if err != nil {
+		return nil, e.mcpFailed(cmd, err)
+	}
+	plan, ds := e.checkPlan(f, caps)
 	all := append(c.ds, ds...)
 	diag.Sort(all)
 	if len(all) > 0 {

@@ -55,6 +55,7 @@ func commands() []*command {
 		initCommand,
 		trustCommand,
 		checkCommand,
+		toolsCommand,
 		dumpIRCommand,
 		runCommand,
 		serveCommand,

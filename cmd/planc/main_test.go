@@ -65,7 +65,7 @@ func TestMainUsage(t *testing.T) {
 		{name: "-h", args: []string{"-h"}, code: 0, stdoutHas: "  check ", stderrNone: true},
 		{name: "--help", args: []string{"--help"}, code: 0, stdoutHas: "  version ", stderrNone: true},
 		{name: "help check", args: []string{"help", "check"}, code: 0,
-			stdoutHas: "usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--verbose] PLAN...", stderrNone: true},
+			stdoutHas: "usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--refresh-tools] [--verbose] PLAN...", stderrNone: true},
 		{name: "help unknown", args: []string{"help", "nope"}, code: 2, stderrHas: []string{`planc help: unknown command "nope"`}},
 		{name: "help two", args: []string{"help", "check", "version"}, code: 2, stderrHas: []string{"give at most one command"}},
 		{name: "check -h", args: []string{"check", "-h"}, code: 0, stdoutHas: "usage: planc check", stderrNone: true},

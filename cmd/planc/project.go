@@ -1,15 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
@@ -38,6 +35,9 @@ type capsuleInfo struct {
 	// ds are the manifest's diagnostics: its warnings, or why it was
 	// refused.
 	ds []diag.Diagnostic
+	// refresh lists the MCP servers' tools afresh (--refresh-tools)
+	// instead of taking them from the project's cache.
+	refresh bool
 }
 
 // dir is the directory the manifest's relative paths start from: the
@@ -55,6 +55,7 @@ func (c *capsuleInfo) dir() string {
 func (c *capsuleInfo) caps() *check.Capabilities {
 	caps := check.CapabilitiesOf(c.m).WithSchemas(toolschema.Builtin())
 	caps.Manifest, caps.Embedded = c.name(), c.path == ""
+	caps.Found = tools.BinaryFinder("")
 	return caps
 }
 
@@ -180,25 +181,18 @@ func (e *env) sayCapsule(cmd string, c *capsuleInfo, verbose bool) {
 }
 
 // withMCP is caps with the tools of the manifest's MCP servers and their
-// input schemas, which only the servers know: it starts them, lists their
-// tools and ends them (tools.ListMCPToolInputs), as planc check does.
-// SIGINT or SIGTERM ends the servers too. Without MCP servers it is caps.
-// The error has one line per problem.
+// input schemas, which only the servers know: listTools lists them, from
+// the project's cache or by starting the servers, as planc check does.
+// Without MCP servers it is caps. The error has one line per problem.
 func (c *capsuleInfo) withMCP(caps *check.Capabilities) (*check.Capabilities, error) {
 	if len(c.m.Tools.MCP) == 0 {
 		return caps, nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	dir := c.dir()
-	if dir == "" {
-		dir = "."
-	}
-	inputs, err := tools.ListMCPToolInputs(ctx, c.m, "", dir, tools.MCPStartTimeout)
+	infos, err := c.listTools()
 	if err != nil {
 		return nil, err
 	}
-	return caps.WithMCP(inputs), nil
+	return caps.WithMCP(tools.MCPInputs(infos)), nil
 }
 
 // mcpFailed prints why the manifest's MCP servers could not be listed,

@@ -150,20 +150,20 @@ func runRun(e *env, c *command, args []string) int {
 		})
 	}
 	caps := capsule.caps()
-	if *dryRun {
-		// A dry run refuses what the run would: the MCP servers' tools
-		// are listed now, as planc check lists them, instead of once the
-		// servers start in the plan's scope.
-		var err error
-		if caps, err = capsule.withMCP(caps); err != nil {
-			return e.mcpFailed("run", err)
-		}
-	}
-	src, plan, ds, err := e.loadPlan(paths[0], caps)
+	src, err := e.readPlan(paths[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
+	if *dryRun {
+		// A dry run refuses what the run would: the MCP servers' tools
+		// are listed now, as planc check lists them, instead of once the
+		// servers start in the plan's scope.
+		if caps, err = capsule.capsFor(caps, src.Src); err != nil {
+			return e.mcpFailed("run", err)
+		}
+	}
+	plan, ds := e.checkPlan(src, caps)
 	diag.Sort(ds)
 	diag.WriteText(e.stderr, ds) // warnings too, as check prints them
 	if plan == nil {

@@ -26,7 +26,7 @@ redrives a plan of the connection that did not complete, as planc run
 2, ... Standard output carries MCP alone; notes go to standard error.
 
 Without capabilities.plan.submit in the manifest there is no submit-plan
-and no resume-plan tool (standard error says so), only check-plan. Cancelling a submit-plan
+and no resume-plan tool (standard error says so), only check-plan and list-tools. Cancelling a submit-plan
 call cancels its plan, as SIGINT does to planc run, and the call gets no
 response. The end of standard input (the client going away), SIGINT or
 SIGTERM cancel every running plan; every call already read is still
@@ -102,7 +102,7 @@ func runServe(e *env, c *command, args []string) int {
 		Version:      plancVersion,
 	})
 	if err := srv.SubmitRefusal(); err != nil {
-		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan: %v\n", err)
+		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan and list-tools: %v\n", err)
 	}
 	if err := serveWithSignals(e, srv, abort); err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: %v\n", err)

@@ -61,7 +61,7 @@ func TestServeInspector(t *testing.T) {
 	for _, tool := range inspect("--method", "tools/list")["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if !slices.Equal(names, []string{"check-plan", "resume-plan", "submit-plan"}) {
+	if !slices.Equal(names, []string{"check-plan", "list-tools", "resume-plan", "submit-plan"}) {
 		t.Errorf("tools %v", names)
 	}
 

@@ -141,7 +141,7 @@ func TestServeStdio(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if !slices.Equal(names, []string{"check-plan", "resume-plan", "submit-plan"}) {
+	if !slices.Equal(names, []string{"check-plan", "list-tools", "resume-plan", "submit-plan"}) {
 		t.Errorf("tools %v", names)
 	}
 
@@ -226,10 +226,10 @@ func TestServeNoGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 1 || tools.Tools[0].Name != "check-plan" {
+	if len(tools.Tools) != 2 || tools.Tools[0].Name != "check-plan" || tools.Tools[1].Name != "list-tools" {
 		t.Errorf("tools %v", tools.Tools)
 	}
-	if se := c.stderr.String(); !strings.HasPrefix(se, "planc serve: no submit-plan tool, only check-plan: ") || !strings.Contains(se, "plan.submit") {
+	if se := c.stderr.String(); !strings.HasPrefix(se, "planc serve: no submit-plan tool, only check-plan and list-tools: ") || !strings.Contains(se, "plan.submit") {
 		t.Errorf("stderr %q", se)
 	}
 }

@@ -49,6 +49,7 @@ var builtinTools = map[string]builtinTool{
 	"notes":      {raw: (*Builtins).notes},
 	"read-file":  {call: (*Builtins).readFile},
 	"write-file": {call: (*Builtins).writeFile},
+	"compose":    {call: (*Builtins).compose},
 }
 
 // builtinSchemas are the built-in tools' input schemas, compiled once.

@@ -1,0 +1,117 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/tools"
+)
+
+// ListTools is the list-tools tool's name.
+const ListTools = "list-tools"
+
+// mcpOffersBudget bounds, in bytes, what submit-plan's and check-plan's
+// descriptions say of the MCP servers' tools; the tools beyond it are
+// counted and left to list-tools.
+const mcpOffersBudget = 4096
+
+// listingSchema is list-tools' output schema: tools.Listing.
+const listingSchema = `{
+  "type": "object",
+  "required": ["capsule", "tools"],
+  "properties": {
+    "capsule": {"type": "string"},
+    "tools": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": ["name", "source", "description", "input_schema"],
+        "properties": {
+          "name": {"type": "string"},
+          "source": {"enum": ["builtin", "mcp"]},
+          "server": {"type": "string"},
+          "description": {"type": "string"},
+          "read_only": {"type": "boolean"},
+          "input_schema": {"type": ["object", "null"]}
+        }
+      }
+    }
+  }
+}`
+
+// listTool is the list-tools tool.
+func listTool() *mcp.Tool {
+	return &mcp.Tool{
+		Name:         ListTools,
+		Title:        "List the tools a plan may call",
+		Description:  `List every tool a plan's tool step may name: the built-in tools the capsule grants and the tools of its MCP servers, each with its source, description and input schema (the schema submit-plan and check-plan hold a step's input to). Takes no arguments. The result is {"capsule", "tools": [{"name", "source", "server", "description", "read_only", "input_schema"}]}, as ` + "`planc tools --format json`" + ` prints it.`,
+		InputSchema:  json.RawMessage(`{"type": "object", "additionalProperties": false}`),
+		OutputSchema: json.RawMessage(listingSchema),
+		Annotations:  &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true},
+	}
+}
+
+// listTools is the list-tools tool: the inventory as JSON text and as
+// structured content.
+func (c *conn) listTools(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	infos, err := c.s.inventory(ctx)
+	if err != nil {
+		return errorResult("planc could not list the tools of the capsule's MCP servers: %v", err), nil
+	}
+	name := c.s.cfg.ManifestPath
+	if name == "" {
+		name = "the embedded default capsule"
+	}
+	l := tools.Listing{Capsule: name, Tools: infos}
+	if l.Tools == nil {
+		l.Tools = []tools.ToolInfo{}
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+}
+
+// mcpOffers is what the descriptions say of the MCP servers' tools: one
+// line per tool, its server, the first line of its description and its
+// input in one line (tools.InputSummary), up to mcpOffersBudget bytes;
+// the rest are counted and left to list-tools.
+func mcpOffers(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
+	var names []string
+	for _, s := range m.Tools.MCP {
+		names = append(names, s.Name)
+	}
+	if listErr != nil {
+		return fmt.Sprintf("\n- the tools of the MCP servers %s, which could not be listed (%s); call list-tools to list them",
+			ast.QuoteList(names, ""), strings.ReplaceAll(listErr.Error(), "\n", "; "))
+	}
+	var b strings.Builder
+	left := 0
+	for _, t := range infos {
+		if t.Source != "mcp" {
+			continue
+		}
+		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		if desc != "" {
+			desc = ": " + desc
+		}
+		line := fmt.Sprintf("\n- tool %s (MCP server %q)%s. Input: %s", t.Name, t.Server, strings.TrimSuffix(desc, "."), tools.InputSummary(t.InputSchema))
+		if left > 0 || b.Len()+len(line) > mcpOffersBudget {
+			left++
+			continue
+		}
+		b.WriteString(line)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n- %d more of the MCP servers' tools, not shown here: call list-tools for every tool and its input schema", left)
+	} else {
+		b.WriteString("\n- (list-tools gives each tool's whole input schema)")
+	}
+	return b.String()
+}

@@ -1,0 +1,70 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/planc/planc/host/tools"
+)
+
+// TestListToolsTool: list-tools returns the built-in tools the capsule
+// grants, each with its description and the input schema tool-input holds
+// steps to, as structured content and as the same JSON text.
+func TestListToolsTool(t *testing.T) {
+	m := manifest(t, `{"name": "local/l", "capabilities": {"plan": {"submit": true}}, "tools": {"builtin": ["notes", "compose"]}}`)
+	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json"})
+	r := f.call(t, context.Background(), ListTools, `{}`, nil)
+	if r.IsError {
+		t.Fatalf("list-tools: %q", texts(r))
+	}
+	var l tools.Listing
+	if err := json.Unmarshal([]byte(texts(r)[0]), &l); err != nil {
+		t.Fatal(err)
+	}
+	structured, _ := json.Marshal(r.StructuredContent)
+	if !jsonEqual(t, structured, []byte(texts(r)[0])) {
+		t.Errorf("structured content %s is not the text %s", structured, texts(r)[0])
+	}
+	want := tools.BuiltinInfos([]string{"notes", "compose"})
+	if l.Capsule != "capsule.json" || len(l.Tools) != 2 || l.Tools[0].Name != "compose" || l.Tools[1].Name != "notes" {
+		t.Fatalf("listing %+v", l)
+	}
+	for i := range want {
+		if !jsonEqual(t, l.Tools[i].InputSchema, want[i].InputSchema) || l.Tools[i].Description != want[i].Description || l.Tools[i].Source != "builtin" {
+			t.Errorf("tool %d: %+v, want %+v", i, l.Tools[i], want[i])
+		}
+	}
+}
+
+// TestMCPOffersBounded: the descriptions name every MCP tool with its
+// input while they fit the budget; the rest are counted and left to
+// list-tools.
+func TestMCPOffersBounded(t *testing.T) {
+	m := manifest(t, `{"name": "local/b", "tools": {"mcp": {"big": {"command": ["x"]}}}}`)
+	var infos []tools.ToolInfo
+	for i := range 200 {
+		infos = append(infos, tools.ToolInfo{Name: fmt.Sprintf("tool-%03d", i), Source: "mcp", Server: "big", Description: "does thing " + fmt.Sprint(i),
+			InputSchema: json.RawMessage(`{"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}`)})
+	}
+	got := mcpOffers(m, infos[:3], nil)
+	for _, want := range []string{"\n- tool tool-000 (MCP server \"big\"): does thing 0. Input: {\"path\": string, …}", "tool-002", "list-tools"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("three tools: %q lacks %q", got, want)
+		}
+	}
+	got = mcpOffers(m, infos, nil)
+	if len(got) > mcpOffersBudget+200 {
+		t.Errorf("200 tools: %d bytes, over the budget of %d", len(got), mcpOffersBudget)
+	}
+	shown := strings.Count(got, "\n- tool ")
+	if shown == 0 || shown == 200 || !strings.Contains(got, fmt.Sprintf("- %d more of the MCP servers' tools, not shown here: call list-tools", 200-shown)) {
+		t.Errorf("200 tools: %d shown; %q", shown, got[len(got)-200:])
+	}
+	got = mcpOffers(m, nil, fmt.Errorf("MCP server \"big\": no answer"))
+	if !strings.Contains(got, `could not be listed (MCP server "big": no answer); call list-tools`) {
+		t.Errorf("a failed listing: %q", got)
+	}
+}
