@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/ast"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -180,7 +181,7 @@ func TestDocExamples(t *testing.T) {
 			allow := shellWords(t, plan)
 			manifest := `{"name": "local/docs", "version": "0.1.0",
   "capabilities": {"plan": {"submit": true}, "shell": {"allow": ` + string(mustJSON(append([]string{}, allow...))) + `}},
-  "tools": {"builtin": ["repo-files", "notes", "read-file", "write-file"]}}`
+  "tools": {"builtin": ` + string(mustJSON(ast.BuiltinTools())) + `}}`
 			testkit.WriteFiles(t, dir, "capsule.json", manifest, "plan.json", plan)
 			run := func(args ...string) (string, string, int) {
 				cmd := exec.Command(bin, args...)
@@ -204,6 +205,11 @@ func TestDocExamples(t *testing.T) {
 			}
 			if len(allow) > 0 {
 				testkit.NeedScope(t)
+			}
+			// A whole plan runs as a reader would run it: in a copy of the
+			// repository's examples (the plans read them).
+			if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS("../examples")); err != nil {
+				t.Fatal(err)
 			}
 			out, errOut, code := run("run", "--capsule", "capsule.json", "--progress=off", "plan.json")
 			var rep struct {
