@@ -40,7 +40,10 @@ func TestAttackDirectWrites(t *testing.T) {
 // tool against each target and directory named in attack-targets.txt and
 // attack-dirs.txt (files, so that no path is in the plan for a refusal
 // to catch), one line per attempt, "blocked WHAT" or "ESCAPED WHAT".
-const attackScript = `try() {
+const attackScript = `# The system's python3 first: a version manager's shim on PATH costs
+# half a second a call, and the script calls it twice a target.
+py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+try() {
 	what=$1; shift
 	if "$@" >/dev/null 2>&1; then echo "ESCAPED $what"; else echo "blocked $what"; fi
 }
@@ -63,9 +66,9 @@ for t in $(cat attack-targets.txt); do
 		try "perl append to $t" perl -e 'open(my $f, ">>", $ARGV[0]) or die; print $f "pwned\n"; close($f) or die' "$t"
 		try "perl unlink $t" perl -e 'unlink($ARGV[0]) or die' "$t"
 	fi
-	if python3 -c '' 2>/dev/null; then
-		try "python3 append to $t" python3 -c 'import sys; open(sys.argv[1], "a").write("pwned\n")' "$t"
-		try "python3 replace $t" python3 -c 'import os, sys; open(sys.argv[1] + ".py", "w").write("pwned\n"); os.replace(sys.argv[1] + ".py", sys.argv[1])' "$t"
+	if $py -c '' 2>/dev/null; then
+		try "python3 append to $t" $py -c 'import sys; open(sys.argv[1], "a").write("pwned\n")' "$t"
+		try "python3 replace $t" $py -c 'import os, sys; open(sys.argv[1] + ".py", "w").write("pwned\n"); os.replace(sys.argv[1] + ".py", sys.argv[1])' "$t"
 	fi
 done
 for d in $(cat attack-dirs.txt); do

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -71,26 +72,52 @@ func TestCheckEqualsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	accepted := map[string]int{}
+	// Every (capsule, plan) pair runs check and run --dry-run; the pairs
+	// run a few at a time (each is two short processes), and are judged in
+	// order afterwards.
+	type outcome struct {
+		out, err bytes.Buffer
+		code     int
+		runErr   error
+	}
+	type pair struct {
+		name, dir, plan string
+		chk, dry        outcome
+	}
+	var pairs []*pair
 	for _, c := range []struct{ name, dir string }{{"embedded default", none}, {"found here", here}, {"found above, with MCP", below}} {
 		for _, p := range plans {
-			rel, _ := filepath.Rel(root, p)
-			var chk, dry struct {
-				out, err bytes.Buffer
-				code     int
-			}
+			pairs = append(pairs, &pair{name: c.name, dir: c.dir, plan: p})
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 4)
+	for _, pr := range pairs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
 			for _, r := range []struct {
 				args []string
-				res  *struct {
-					out, err bytes.Buffer
-					code     int
-				}
-			}{{[]string{"check", p}, &chk}, {[]string{"run", "--dry-run", p}, &dry}} {
+				res  *outcome
+			}{{[]string{"check", pr.plan}, &pr.chk}, {[]string{"run", "--dry-run", pr.plan}, &pr.dry}} {
 				cmd := exec.Command(bin, r.args...)
-				cmd.Dir = c.dir
+				cmd.Dir = pr.dir
 				cmd.Stdout, cmd.Stderr = &r.res.out, &r.res.err
-				r.res.code = exitCode(t, cmd.Run())
+				r.res.runErr = cmd.Run()
 			}
+		}()
+	}
+	wg.Wait()
+
+	accepted := map[string]int{}
+	for _, pr := range pairs {
+		{
+			c := struct{ name string }{pr.name}
+			rel, _ := filepath.Rel(root, pr.plan)
+			chk, dry := &pr.chk, &pr.dry
+			chk.code, dry.code = exitCode(t, chk.runErr), exitCode(t, dry.runErr)
 			switch {
 			case !slices.Contains([]int{0, 1}, chk.code) || !slices.Contains([]int{0, 2}, dry.code):
 				t.Errorf("%s, %s: check exit %d, run --dry-run exit %d\n%s\n%s", c.name, rel, chk.code, dry.code, chk.err.String(), dry.err.String())
