@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,25 +14,14 @@ import (
 
 // TestRunMCPFilesystemServer runs planc with the public MCP server
 // @modelcontextprotocol/server-filesystem, installed from the npm
-// registry into a temporary directory; it skips when node, npm or the
+// registry into the user's cache (testkit.NPMPackage); it skips when node, npm or the
 // registry are not there, and with -short.
 func TestRunMCPFilesystemServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs an npm package; skipped with -short")
 	}
 	testkit.NeedScope(t)
-	for _, c := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("no %s on PATH", c)
-		}
-	}
-	npmDir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	install := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", npmDir, "@modelcontextprotocol/server-filesystem")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("the npm registry is not reachable (npm install: %v):\n%s", err, out)
-	}
+	npmDir := testkit.NPMPackage(t, "@modelcontextprotocol/server-filesystem")
 	server := filepath.Join(npmDir, "node_modules", ".bin", "mcp-server-filesystem")
 
 	dir := t.TempDir()

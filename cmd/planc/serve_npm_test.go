@@ -26,18 +26,9 @@ func TestServeInspector(t *testing.T) {
 		t.Skip("installs an npm package; skipped with -short")
 	}
 	bin := plancBin(t)
-	for _, c := range []string{"node", "npm"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skipf("no %s on PATH", c)
-		}
-	}
-	npmDir := t.TempDir()
+	npmDir := testkit.NPMPackage(t, "@modelcontextprotocol/inspector")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	install := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", npmDir, "@modelcontextprotocol/inspector")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Skipf("the npm registry is not reachable (npm install: %v):\n%s", err, out)
-	}
 	inspector := filepath.Join(npmDir, "node_modules", ".bin", "mcp-inspector")
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, "in.txt", "hello")
