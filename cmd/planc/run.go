@@ -89,6 +89,7 @@ before any step ran (or a usage error), 3 it was cancelled
 
 // runRun implements planc run.
 func runRun(e *env, c *command, args []string) int {
+	surviveBrokenPipe()
 	fs := newFlagSet(c)
 	capsuleFlag := fs.String("capsule", "", "")
 	verbose := fs.Bool("verbose", false, "")
@@ -237,9 +238,9 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := diag.Encode(e.stdout, res.Report); werr != nil {
+	if werr := diag.Encode(e.stdout, res.Report); werr != nil && !brokenPipe(werr) {
 		return e.writeFailed(werr)
-	}
+	} // a reader gone away: the report is kept in the session all the same
 	if !res.Report.Completed {
 		fmt.Fprintln(e.stderr, tracefile.Clean(res.Report.Summary)) // a plan's id may hold anything
 	}
