@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ const abortGrace = 3 * time.Second
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
-	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] [--verbose] PLAN
+	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--workdir DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] [--verbose] PLAN
        planc run --resume [SESSION] [--plan N] [--capsule FILE] [flags as above]
 
 Validates PLAN (a path, or - for standard input), writes it into the
@@ -61,6 +62,12 @@ flags:
                        next number (default: a new session under
                        .planc/sessions/); with --resume, the session to
                        resume, as SESSION
+  --workdir DIR        where steps run, tool paths start, the default roost
+                       lies and the new session goes (DIR/.planc/sessions/);
+                       default:
+                       the project's root (the directory holding the
+                       .planc/capsule.json found) when the capsule was
+                       found, else the current directory
   --resume             redrive a plan of a session instead of running PLAN
   --plan N             with --resume: the plan to redrive, plans/plan-<N>.json
   --max-parallel N     run at most N shell and capsule steps at once
@@ -95,6 +102,7 @@ func runRun(e *env, c *command, args []string) int {
 	verbose := fs.Bool("verbose", false, "")
 	session := fs.String("session", "", "")
 	roost := fs.String("roost", "", "")
+	workdir := fs.String("workdir", "", "")
 	pf := addPlanFlags(fs)
 	progress := &progressFlag{}
 	fs.Var(progress, "progress", "")
@@ -140,11 +148,24 @@ func runRun(e *env, c *command, args []string) int {
 		refused(view, err.Error())
 		return exitUsage
 	}
+	workDir := capsule.workDir(*workdir)
+	manifestDir, manifestPath := capsule.dir(), capsule.protectPath()
+	if workDir != "" {
+		if fi, err := os.Stat(workDir); err != nil || !fi.IsDir() {
+			msg := fmt.Sprintf("--workdir %s is not a directory; name an existing one", workDir)
+			fmt.Fprintf(e.stderr, "planc run: %s\n", msg)
+			refused(view, msg)
+			return exitUsage
+		}
+		// The manifest's paths were found from here, not from workDir.
+		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
+			WorkDir:      workDir,
 			Manifest:     capsule.m,
-			ManifestDir:  capsule.dir(),
-			ManifestPath: capsule.protectPath(),
+			ManifestDir:  manifestDir,
+			ManifestPath: manifestPath,
 			Roost:        *roost,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
@@ -178,8 +199,9 @@ func runRun(e *env, c *command, args []string) int {
 	cfg := host.Config{
 		Plan:         plan,
 		Manifest:     capsule.m,
-		ManifestDir:  capsule.dir(),
-		ManifestPath: capsule.protectPath(),
+		ManifestDir:  manifestDir,
+		ManifestPath: manifestPath,
+		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,
@@ -288,4 +310,15 @@ func progressValueApart(args, paths []string) bool {
 		}
 	}
 	return false
+}
+
+// absPath is p made absolute from the current directory; "" stays "".
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
