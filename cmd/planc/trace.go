@@ -21,7 +21,7 @@ var traceCommand = &command{
 	summary: "read a session afterwards: step rows, the session tree, kept outputs and reports, the sessions",
 	usage: `usage: planc trace steps|show [SESSION] [--format text|json]
        planc trace logs [SESSION] STEP [--plan N] [--attempt K]
-       planc trace report [SESSION] [--plan N]
+       planc trace report [SESSION] [--plan N] [--format json]
        planc trace list [--format text|json]
 
 SESSION is a session directory, the trace.jsonl in one, or a session id
@@ -48,7 +48,8 @@ newest session under .planc/sessions of the current directory is read.
 
 flags:
   --format text|json  steps: one JSON object a line; show: one object;
-                      list: one JSON object a session a line
+                      list: one JSON object a session a line; report:
+                      the report is JSON either way
   --plan N            the plan of the session (default: its last)
   --attempt K         logs: only attempt K, with no heading
 
@@ -68,7 +69,7 @@ var traceViews = []string{"steps", "show", "logs", "report", "list"}
 
 // traceFlagViews says which views take each flag.
 var traceFlagViews = map[string][]string{
-	"format":  {"steps", "show", "list"},
+	"format":  {"steps", "show", "list", "report"},
 	"plan":    {"logs", "report"},
 	"attempt": {"logs"},
 }
