@@ -279,7 +279,7 @@ func TestProgressReused(t *testing.T) {
 	wantRows := []string{
 		`plan "p": 2 steps, 2 settled`,
 		"  build  shell    success, reused from an earlier run",
-		"  test   shell    success 1.0s",
+		"  test   shell    success 1.0s (attempt 2)",
 	}
 	if diff := cmp.Diff(wantRows, got); diff != "" {
 		t.Errorf("live view (-want +got):\n%s", diff)
