@@ -236,7 +236,7 @@ func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
 		res *host.Result
 		err error
 	}
-	o := withSignals(e, abort, "planc run", "the plan", func(ctx context.Context) outcome {
+	o := withSignals(e, abort, "planc run", "the plan", cfg.Notice, func(ctx context.Context) outcome {
 		res, err := host.Run(ctx, *cfg)
 		return outcome{res, err}
 	})
