@@ -79,7 +79,7 @@ flags:
                        per step event, for CI logs and pipes) or off
                        (default: tty on a terminal, else off; tty falls
                        back to lines off a terminal or when TERM=dumb)
-  --quiet              the same as --progress=off
+  -q, --quiet          the same as --progress=off
   --dry-run            validate, then print the schedule the VM would follow
                        if every step succeeded (steps that start together,
                        the tool lane's order, conditions); run nothing and
@@ -107,6 +107,7 @@ func runRun(e *env, c *command, args []string) int {
 	progress := &progressFlag{}
 	fs.Var(progress, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
+	fs.BoolVar(quiet, "q", false, "") // -q is --quiet
 	dryRun := fs.Bool("dry-run", false, "")
 	rf := addResumeFlags(fs)
 	paths, status, ok := e.parseArgs(c, fs, args)
