@@ -27,7 +27,7 @@ var traceEvents = []string{
 	tracefile.EventSessionStart, tracefile.EventSessionEnd, tracefile.EventSpawnerEnded,
 	tracefile.EventPlanStart, tracefile.EventPlanStepStart, tracefile.EventPlanStep, tracefile.EventPlanEnd,
 	tracefile.EventDelegationStart, tracefile.EventDelegation, tracefile.EventTaskCanceled, tracefile.EventTaskEnd,
-	tracefile.EventProtectedPathDenied, tracefile.EventCallDenied,
+	tracefile.EventProtectedPathDenied, tracefile.EventCallDenied, tracefile.EventTraceRepaired,
 }
 
 // docTrace is what docs/trace.md says.
@@ -195,6 +195,10 @@ func TestTraceDoc(t *testing.T) {
 func TestTraceDocWriters(t *testing.T) {
 	d := readTraceDoc(t)
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	// A torn line for OpenTrace to move aside: trace_repaired (S33).
+	if err := os.WriteFile(path, []byte(`{"ts":"2025-01-0`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tr, err := session.OpenTrace(path, "S")
 	if err != nil {
 		t.Fatal(err)

@@ -215,6 +215,8 @@ func stringField(e *Event, key []byte) *string {
 		return &e.Path
 	case "on":
 		return &e.On
+	case "file":
+		return &e.File
 	}
 	return nil
 }
@@ -241,6 +243,10 @@ func intField(e *Event, key []byte) *int {
 		return &e.Redrive
 	case "output_bytes":
 		return &e.OutputBytes
+	case "offset":
+		return &e.Offset
+	case "length":
+		return &e.Length
 	}
 	return nil
 }

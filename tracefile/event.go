@@ -24,13 +24,15 @@ const (
 	EventTaskEnd             = "task_end"
 	EventProtectedPathDenied = "protected_path_denied"
 	EventCallDenied          = "call_denied"
+	EventTraceRepaired       = "trace_repaired"
 )
 
 // KnownEvent reports whether name is an event of the trace (docs/trace.md).
 func KnownEvent(name string) bool {
 	switch name {
 	case EventSessionStart, EventSessionEnd, EventSpawnerEnded, EventPlanStart, EventPlanStepStart, EventPlanStep, EventPlanEnd,
-		EventDelegationStart, EventDelegation, EventTaskCanceled, EventTaskEnd, EventProtectedPathDenied, EventCallDenied:
+		EventDelegationStart, EventDelegation, EventTaskCanceled, EventTaskEnd, EventProtectedPathDenied, EventCallDenied,
+		EventTraceRepaired:
 		return true
 	}
 	return false
@@ -94,6 +96,11 @@ type Event struct {
 	Path string `json:"path"`
 	Hook int    `json:"hook"`
 	On   string `json:"on"`
+	// trace_repaired (S33): the torn bytes' offset in the trace and their
+	// length, and the file beside the trace that holds them now.
+	Offset int    `json:"offset"`
+	Length int    `json:"length"`
+	File   string `json:"file"`
 }
 
 // Note is something a reader could not take as it was: a line that is not

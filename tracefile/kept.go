@@ -159,7 +159,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	var last *Attempt
 	for _, p := range runs {
 		for _, a := range p.Attempts {
-			if a.StepID != id {
+			if a.StepID != id || a.NotRun {
 				continue
 			}
 			last = a

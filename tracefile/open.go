@@ -89,6 +89,7 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 	}
 	s.Path, s.Dir = path, dir
 	s.readInfo(isDir)
+	s.addNotRun()
 	// Notes about lines in line order; notes about the whole file last.
 	slices.SortStableFunc(s.Notes, func(a, b Note) int {
 		return cmp.Compare(noteKey(a), noteKey(b))

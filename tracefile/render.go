@@ -205,6 +205,9 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 			fmt.Fprintf(b, ", stopped by step %s", Clean(quote(p.FailedStep)))
 		}
 		fmt.Fprintf(b, "; %s, %d succeeded, %d failed, %d skipped", steps(p), p.Succeeded, p.Failed, p.Skipped)
+		if n := p.NotRun(); n > 0 {
+			fmt.Fprintf(b, ", %d not run", n)
+		}
 	}
 	b.WriteByte('\n')
 	if len(p.Attempts) > 0 {

@@ -110,10 +110,13 @@ type Attempt struct {
 	Attempt    int    // from 1; 0 when the step was not dispatched; a reused step's recorded one
 	Dispatched bool   // the trace has its plan_step_start
 	Settled    bool   // the trace has its plan_step
-	Reused     bool   // a redrive reused the step's recorded success (S26)
-	Status     string // plan_step's status
-	Duration   time.Duration
-	Error      string
+	// NotRun marks a step the plan declares that its ended run never
+	// settled (StatusNotRun): no line of the trace is about it.
+	NotRun   bool
+	Reused   bool   // a redrive reused the step's recorded success (S26)
+	Status   string // plan_step's status
+	Duration time.Duration
+	Error    string
 }
 
 // Delegation is one sub-capsule: delegation_start to its terminal

@@ -2,6 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/planc/planc/diag"
 )
@@ -12,7 +16,9 @@ var checkCommand = &command{
 	summary: "check plans: every refusal and warning, with positions and fixes",
 	usage: `usage: planc check [--capsule FILE] [--format text|json|sarif] [--werror] [--refresh-tools] [--verbose] PLAN...
 
-Checks each PLAN (a path, or - for standard input) against every refusal
+Checks each PLAN (a path, - for standard input, or a directory: every
+plan file directly in it, that is every *.json file but capsule.json, the
+manifest's name) against every refusal
 and every warning (docs/plans.md says what is refused; planc's decisions
 are numbered in docs/semantics.md), and prints the diagnostics of all of
 them sorted by file, line and column. Lines and columns are 1-based; a
@@ -90,6 +96,7 @@ func runCheck(e *env, c *command, args []string) int {
 	var failures []string
 	var files []*diag.File
 	var srcs [][]byte
+	paths, failures = e.planFiles(paths)
 	for _, p := range paths {
 		f, err := e.readPlan(p)
 		if err != nil {
@@ -137,4 +144,41 @@ func (e *env) writeDiags(format string, ds []diag.Diagnostic, failures []string)
 func (e *env) writeFailed(err error) int {
 	fmt.Fprintf(e.stderr, "planc: write standard output: %v\n", err)
 	return exitUsage
+}
+
+// planFiles replaces each directory of paths by the plan files directly
+// in it, sorted: every regular *.json file but capsule.json, the name a
+// capsule manifest goes by. Subdirectories are not entered. A directory
+// that cannot be read, or holds no plan file, is a failure, reported on
+// standard error.
+func (e *env) planFiles(paths []string) (files, failures []string) {
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if p == stdinName || err != nil || !fi.IsDir() {
+			files = append(files, p) // loadPlan says what is wrong with it
+			continue
+		}
+		ents, err := os.ReadDir(p)
+		var found []string
+		for _, ent := range ents {
+			name := ent.Name()
+			if ent.Type().IsRegular() && strings.HasSuffix(name, ".json") && name != "capsule.json" {
+				found = append(found, filepath.Join(p, name))
+			}
+		}
+		switch {
+		case err != nil:
+			err = fmt.Errorf("%s: %v", p, err)
+		case len(found) == 0:
+			err = fmt.Errorf("%s holds no plan file (a *.json file other than capsule.json); name plan files, or a directory that holds some", p)
+		}
+		if err != nil {
+			failures = append(failures, err.Error())
+			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
+			continue
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	return files, failures
 }

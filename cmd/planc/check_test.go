@@ -227,17 +227,17 @@ func TestCheckStdin(t *testing.T) {
 }
 
 func TestCheckUnreadable(t *testing.T) {
-	dir := inTempDir(t, map[string]string{"a.json": dupKeyPlan, "ok.json": validPlan})
+	dir := inTempDir(t, map[string]string{"a.json": dupKeyPlan, "ok.json": validPlan, "none/capsule.json": "{}"})
 	dup := diagOf(t, dupKeyPlan, parser.CodeDuplicateKey, nil)
-	got := run(t, "", "check", "missing.json", "a.json", ".")
+	got := run(t, "", "check", "missing.json", "a.json", "none")
 	want := result{
 		Stdout: block("a.json", "1:26", "error", dup.Message, "duplicate-key", dupKeyPlan, strings.Repeat(" ", 25)+"^~~~"),
-		Stderr: "planc check: open missing.json: no such file or directory\n" +
-			"planc check: read .: is a directory\n",
+		Stderr: "planc check: none holds no plan file (a *.json file other than capsule.json); name plan files, or a directory that holds some\n" +
+			"planc check: open missing.json: no such file or directory\n",
 		Code: 2,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("planc check missing.json a.json . in %s (-want +got):\n%s", dir, diff)
+		t.Errorf("planc check missing.json a.json none in %s (-want +got):\n%s", dir, diff)
 	}
 	// An unreadable file is exit status 2 even when the rest is clean.
 	if got := run(t, "", "check", "ok.json", "missing.json"); got.Code != 2 || got.Stdout != "" {

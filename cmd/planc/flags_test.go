@@ -69,3 +69,19 @@ func TestPlancUsageErrors(t *testing.T) {
 		t.Errorf("planc alone: exit %d, stderr\n%s\nwant the commands listed", got.Code, got.Stderr)
 	}
 }
+
+// TestShortFlags: -h prints a command's usage on standard output (exit 0),
+// and -q is planc run's --quiet, contradicting a progress view as --quiet
+// does.
+func TestShortFlags(t *testing.T) {
+	for _, cmd := range []string{"run", "check", "trace", "init"} {
+		got := run(t, "", cmd, "-h")
+		if got.Code != 0 || !strings.HasPrefix(got.Stdout, "usage: planc "+cmd) || got.Stderr != "" {
+			t.Errorf("planc %s -h: %+v", cmd, got)
+		}
+	}
+	got := run(t, "", "run", "-q", "--progress=lines", "plan.json")
+	if got.Code != 2 || !strings.Contains(got.Stderr, "--progress=lines and --quiet contradict each other") {
+		t.Errorf("planc run -q --progress=lines: %+v", got)
+	}
+}

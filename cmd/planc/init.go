@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
 )
 
 // initCommand is planc init: a starting project capsule.
@@ -65,6 +66,7 @@ func runInit(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it, then run \"planc trust\" after each change\n", projectCapsule)
+	fmt.Fprintf(e.stdout, "commit %s with your project; keep %s (what each run leaves) out of it: add %q to .gitignore\n", projectCapsule, sessionsDirSlash, sessionsDirSlash)
 	if before != "" {
 		fmt.Fprintf(e.stderr, "planc init: note: it takes the place of %s from here down\n", before)
 	}
@@ -152,3 +154,6 @@ const starterTemplate = `{
   }
 }
 `
+
+// sessionsDirSlash is the sessions' directory as a .gitignore line names it.
+var sessionsDirSlash = filepath.ToSlash(session.DefaultSessionsDir) + "/"

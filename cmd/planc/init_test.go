@@ -26,7 +26,8 @@ func TestInit(t *testing.T) {
 	}
 	t.Chdir(project)
 	got := run(t, "", "init")
-	if got.Code != 0 || got.Stderr != "" || !strings.HasPrefix(got.Stdout, "wrote .planc/capsule.json: ") {
+	if got.Code != 0 || got.Stderr != "" || !strings.HasPrefix(got.Stdout, "wrote .planc/capsule.json: ") ||
+		!strings.HasSuffix(got.Stdout, "\ncommit .planc/capsule.json with your project; keep .planc/sessions/ (what each run leaves) out of it: add \".planc/sessions/\" to .gitignore\n") {
 		t.Fatalf("planc init: %+v", got)
 	}
 	path := filepath.Join(project, ".planc", "capsule.json")

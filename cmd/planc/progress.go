@@ -110,6 +110,7 @@ func newProgress(w io.Writer, mode progressMode, termName string) progressView {
 		}
 		mode = progressTTY
 	}
+	w = endOnError(w) // a reader that goes away ends the view, not the run
 	var size func() (int, int)
 	if tty {
 		size = func() (int, int) { return terminalSize(fd) }

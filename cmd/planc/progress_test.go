@@ -80,7 +80,7 @@ func TestProgressOffInPipe(t *testing.T) {
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, "plan.json", progressPlan, "src/a.go", "")
 	want := "Plan 'tools': 5 steps, 1 succeeded, 1 failed, 1 skipped\n"
-	for _, args := range [][]string{{}, {"--quiet"}, {"--progress=off"}, {"--progress=off", "--quiet"}} {
+	for _, args := range [][]string{{}, {"--quiet"}, {"-q"}, {"--progress=off"}, {"--progress=off", "--quiet"}} {
 		r := planc(t, dir, append(args, "plan.json")...)
 		if r.code != 1 || r.stderr != want {
 			t.Errorf("%q: exit %d, stderr %q; want 1 and only the summary %q", args, r.code, r.stderr, want)
@@ -279,7 +279,7 @@ func TestProgressReused(t *testing.T) {
 	wantRows := []string{
 		`plan "p": 2 steps, 2 settled`,
 		"  build  shell    success, reused from an earlier run",
-		"  test   shell    success 1.0s",
+		"  test   shell    success 1.0s (attempt 2)",
 	}
 	if diff := cmp.Diff(wantRows, got); diff != "" {
 		t.Errorf("live view (-want +got):\n%s", diff)

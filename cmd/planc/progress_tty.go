@@ -249,6 +249,9 @@ func (v *liveView) row(i, idw int, now time.Time) string {
 		if r.attempt > 0 {
 			state += " " + elapsed(r.dur)
 		}
+		if r.attempt > 1 { // a retry settled it: say which attempt did
+			state += fmt.Sprintf(" (attempt %d)", r.attempt)
+		}
 		if r.err != "" {
 			state += ": " + printable(r.err)
 		}

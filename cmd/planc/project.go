@@ -88,6 +88,20 @@ func (c *capsuleInfo) describe() string {
 	return c.name() + " (--capsule)"
 }
 
+// workDir is where a run works (S34): flag (--workdir) when given; else
+// the project's root — the directory holding the .planc/ whose capsule was
+// found — when the capsule was found from the current directory upward;
+// else "", the current directory.
+func (c *capsuleInfo) workDir(flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case c.found && c.path != "":
+		return filepath.Dir(filepath.Dir(c.path))
+	}
+	return ""
+}
+
 // findCapsule returns the nearest .planc/capsule.json from dir upward (dir
 // itself, then each parent up to the filesystem root), relative to dir
 // when it can be; "" when there is none. A directory planc may not look

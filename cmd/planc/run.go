@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -27,7 +28,7 @@ const abortGrace = 3 * time.Second
 var runCommand = &command{
 	name:    "run",
 	summary: "run a plan: session directory, trace, shell steps in a cgroup scope",
-	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] [--verbose] PLAN
+	usage: `usage: planc run [--capsule FILE] [--roost DIR] [--session DIR] [--workdir DIR] [--max-parallel N] [--shell-timeout D] [--progress[=MODE]] [--quiet] [--dry-run] [--verbose] PLAN
        planc run --resume [SESSION] [--plan N] [--capsule FILE] [flags as above]
 
 Validates PLAN (a path, or - for standard input), writes it into the
@@ -61,6 +62,12 @@ flags:
                        next number (default: a new session under
                        .planc/sessions/); with --resume, the session to
                        resume, as SESSION
+  --workdir DIR        where steps run, tool paths start, the default roost
+                       lies and the new session goes (DIR/.planc/sessions/);
+                       default:
+                       the project's root (the directory holding the
+                       .planc/capsule.json found) when the capsule was
+                       found, else the current directory
   --resume             redrive a plan of a session instead of running PLAN
   --plan N             with --resume: the plan to redrive, plans/plan-<N>.json
   --max-parallel N     run at most N shell and capsule steps at once
@@ -72,7 +79,7 @@ flags:
                        per step event, for CI logs and pipes) or off
                        (default: tty on a terminal, else off; tty falls
                        back to lines off a terminal or when TERM=dumb)
-  --quiet              the same as --progress=off
+  -q, --quiet          the same as --progress=off
   --dry-run            validate, then print the schedule the VM would follow
                        if every step succeeded (steps that start together,
                        the tool lane's order, conditions); run nothing and
@@ -89,15 +96,18 @@ before any step ran (or a usage error), 3 it was cancelled
 
 // runRun implements planc run.
 func runRun(e *env, c *command, args []string) int {
+	surviveBrokenPipe()
 	fs := newFlagSet(c)
 	capsuleFlag := fs.String("capsule", "", "")
 	verbose := fs.Bool("verbose", false, "")
 	session := fs.String("session", "", "")
 	roost := fs.String("roost", "", "")
+	workdir := fs.String("workdir", "", "")
 	pf := addPlanFlags(fs)
 	progress := &progressFlag{}
 	fs.Var(progress, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
+	fs.BoolVar(quiet, "q", false, "") // -q is --quiet
 	dryRun := fs.Bool("dry-run", false, "")
 	rf := addResumeFlags(fs)
 	paths, status, ok := e.parseArgs(c, fs, args)
@@ -139,11 +149,24 @@ func runRun(e *env, c *command, args []string) int {
 		refused(view, err.Error())
 		return exitUsage
 	}
+	workDir := capsule.workDir(*workdir)
+	manifestDir, manifestPath := capsule.dir(), capsule.protectPath()
+	if workDir != "" {
+		if fi, err := os.Stat(workDir); err != nil || !fi.IsDir() {
+			msg := fmt.Sprintf("--workdir %s is not a directory; name an existing one", workDir)
+			fmt.Fprintf(e.stderr, "planc run: %s\n", msg)
+			refused(view, msg)
+			return exitUsage
+		}
+		// The manifest's paths were found from here, not from workDir.
+		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
+			WorkDir:      workDir,
 			Manifest:     capsule.m,
-			ManifestDir:  capsule.dir(),
-			ManifestPath: capsule.protectPath(),
+			ManifestDir:  manifestDir,
+			ManifestPath: manifestPath,
 			Roost:        *roost,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
@@ -177,8 +200,9 @@ func runRun(e *env, c *command, args []string) int {
 	cfg := host.Config{
 		Plan:         plan,
 		Manifest:     capsule.m,
-		ManifestDir:  capsule.dir(),
-		ManifestPath: capsule.protectPath(),
+		ManifestDir:  manifestDir,
+		ManifestPath: manifestPath,
+		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,
@@ -213,7 +237,7 @@ func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
 		res *host.Result
 		err error
 	}
-	o := withSignals(e, abort, "planc run", "the plan", func(ctx context.Context) outcome {
+	o := withSignals(e, abort, "planc run", "the plan", cfg.Notice, func(ctx context.Context) outcome {
 		res, err := host.Run(ctx, *cfg)
 		return outcome{res, err}
 	})
@@ -237,9 +261,9 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := diag.Encode(termJSON(e.stdout), res.Report); werr != nil {
+	if werr := diag.Encode(termJSON(e.stdout), res.Report); werr != nil && !brokenPipe(werr) {
 		return e.writeFailed(werr)
-	}
+	} // a reader gone away: the report is kept in the session all the same
 	if !res.Report.Completed {
 		fmt.Fprintln(e.stderr, tracefile.Clean(res.Report.Summary)) // a plan's id may hold anything
 	}
@@ -287,4 +311,15 @@ func progressValueApart(args, paths []string) bool {
 		}
 	}
 	return false
+}
+
+// absPath is p made absolute from the current directory; "" stays "".
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }

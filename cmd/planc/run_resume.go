@@ -92,7 +92,7 @@ func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Con
 		refused(view, msg)
 		return exitUsage
 	}
-	dir, err := resumeSession(t.session)
+	dir, err := resumeSession(cfg.WorkDir, t.session)
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -117,10 +117,12 @@ func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Con
 }
 
 // resumeSession returns the session directory arg names: a directory, or
-// a session id under .planc/sessions/; "" is the newest session there.
-func resumeSession(arg string) (string, error) {
+// a session id under .planc/sessions/ of workDir (S34; "" the current
+// directory); "" is the newest session there.
+func resumeSession(workDir, arg string) (string, error) {
+	sessions := filepath.Join(workDir, session.DefaultSessionsDir)
 	if arg == "" {
-		dir, err := tracefile.Latest(session.DefaultSessionsDir)
+		dir, err := tracefile.Latest(sessions)
 		if err != nil {
 			return "", fmt.Errorf("nothing to resume: %v; name the session", err)
 		}
@@ -128,7 +130,7 @@ func resumeSession(arg string) (string, error) {
 	}
 	fi, err := os.Stat(arg)
 	if errors.Is(err, fs.ErrNotExist) && filepath.Base(arg) == arg {
-		byID := filepath.Join(session.DefaultSessionsDir, arg)
+		byID := filepath.Join(sessions, arg)
 		if fi, err := os.Stat(byID); err == nil && fi.IsDir() {
 			return byID, nil
 		}

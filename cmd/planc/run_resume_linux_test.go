@@ -63,12 +63,10 @@ func stepAttempts(t *testing.T, sess string) []string {
 // waitFile waits up to 20 s for the file path to exist.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-	}
-	t.Fatalf("%s did not appear", path)
+	testkit.Eventually(t, 0, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 // TestResumeAfterFailure: the third step fails until a marker file

@@ -114,24 +114,24 @@ func TestRunShellTimeout(t *testing.T) {
 }
 
 // startPlanc starts planc run and waits until the trace shows the step
-// stepID running.
-func startPlanc(t *testing.T, dir, sess, stepID string, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+// stepID running; its standard output and error may be read while it runs.
+func startPlanc(t *testing.T, dir, sess, stepID string, args ...string) (*exec.Cmd, *testkit.Buffer, *testkit.Buffer) {
 	t.Helper()
 	cmd := plancCmd(t, dir, args...)
-	var so, se bytes.Buffer
+	var so, se testkit.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill() })
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	started := testkit.Within(0, func() bool {
 		b, _ := os.ReadFile(filepath.Join(sess, "trace.jsonl"))
-		if bytes.Contains(b, []byte(`"event":"plan_step_start","session"`)) && bytes.Contains(b, []byte(`"step_id":"`+stepID+`"`)) {
-			return cmd, &so, &se
-		}
+		return bytes.Contains(b, []byte(`"event":"plan_step_start","session"`)) && bytes.Contains(b, []byte(`"step_id":"`+stepID+`"`))
+	})
+	if !started {
+		t.Fatalf("step %s did not start; stderr:\n%s", stepID, se.String())
 	}
-	t.Fatalf("step %s did not start; stderr:\n%s", stepID, se.String())
-	return nil, nil, nil
+	return cmd, &so, &se
 }
 
 // TestRunCancel: SIGINT cancels the plan (S22): the running shell step
@@ -158,7 +158,8 @@ func TestRunCancel(t *testing.T) {
 	if diff := cmp.Diff(want, r.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
 	}
-	if !strings.HasSuffix(r.stderr, "Plan 'c' was cancelled: 2 steps, 1 succeeded, 0 failed, 1 skipped\n") {
+	if !strings.HasPrefix(r.stderr, "planc run: cancelling the plan… Ctrl-C again to kill at once\n") ||
+		!strings.HasSuffix(r.stderr, "Plan 'c' was cancelled: 2 steps, 1 succeeded, 0 failed, 1 skipped\n") {
 		t.Errorf("stderr: %q", r.stderr)
 	}
 	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
@@ -176,7 +177,10 @@ func TestRunAbort(t *testing.T) {
 	cmd, so, se := startPlanc(t, dir, sess, "long", "--capsule", "capsule.json", "--session", sess, "plan.json")
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
-	time.Sleep(100 * time.Millisecond)
+	// The second SIGINT once planc has taken the first: it says so at once.
+	testkit.Eventually(t, 0, "planc run to acknowledge the first SIGINT", func() bool {
+		return strings.Contains(se.String(), "planc run: cancelling the plan… Ctrl-C again to kill at once\n")
+	})
 	cmd.Process.Signal(syscall.SIGINT)
 	if code := exitCode(t, cmd.Wait()); code != 3 {
 		t.Fatalf("exit %d:\n%s\n%s", code, so, se)

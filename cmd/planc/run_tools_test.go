@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/planc/planc/internal/testkit"
 )
@@ -141,15 +140,14 @@ func TestRunTraceAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Kill it once the trace has started to grow.
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if s := sessions(t, dir); len(s) == 1 {
-			if fi, err := os.Stat(filepath.Join(s[0], "trace.jsonl")); err == nil && fi.Size() > 20000 {
-				break
-			}
+	testkit.Eventually(t, 0, "the trace to grow past 20000 bytes", func() bool {
+		s := sessions(t, dir)
+		if len(s) != 1 {
+			return false
 		}
-		time.Sleep(time.Millisecond)
-	}
+		fi, err := os.Stat(filepath.Join(s[0], "trace.jsonl"))
+		return err == nil && fi.Size() > 20000
+	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	sess := oneSession(t, dir)

@@ -118,7 +118,7 @@ func runServe(e *env, c *command, args []string) int {
 // they have not wound down abortGrace later, planc exits 3, as planc run
 // does. abort is the server's Config.Abort.
 func serveWithSignals(e *env, srv *serve.Server, abort chan struct{}) error {
-	return withSignals(e, abort, "planc serve", "the plans", func(ctx context.Context) error {
+	return withSignals(e, abort, "planc serve", "the plans", nil, func(ctx context.Context) error {
 		err := srv.ServeStream(ctx, e.stdin, e.stdout)
 		if ctx.Err() != nil {
 			return nil // a signal ended it, as asked

@@ -21,8 +21,9 @@ var traceCommand = &command{
 	summary: "read a session afterwards: step rows, the session tree, kept outputs and reports, the sessions",
 	usage: `usage: planc trace steps|show [SESSION] [--format text|json]
        planc trace logs [SESSION] STEP [--plan N] [--attempt K]
-       planc trace report [SESSION] [--plan N]
+       planc trace report [SESSION] [--plan N] [--format json]
        planc trace list [--format text|json]
+       planc trace prune --older-than D
 
 SESSION is a session directory, the trace.jsonl in one, or a session id
 under .planc/sessions (as planc trace list shows it); without it, the
@@ -45,10 +46,14 @@ newest session under .planc/sessions of the current directory is read.
   list    the sessions under .planc/sessions, newest first: one row per
           plan with its outcome (completed, failed, canceled, running,
           or unfinished: planc died), redrives and steps
+  prune   remove the sessions under .planc/sessions that started more
+          than D ago (--older-than 7d, 36h), but never one a planc is
+          running a plan of; one line per session removed
 
 flags:
   --format text|json  steps: one JSON object a line; show: one object;
-                      list: one JSON object a session a line
+                      list: one JSON object a session a line; report:
+                      the report is JSON either way
   --plan N            the plan of the session (default: its last)
   --attempt K         logs: only attempt K, with no heading
 
@@ -64,13 +69,14 @@ report) an unknown plan, step or attempt, or nothing kept to show
 }
 
 // traceViews are planc trace's views.
-var traceViews = []string{"steps", "show", "logs", "report", "list"}
+var traceViews = []string{"steps", "show", "logs", "report", "list", "prune"}
 
 // traceFlagViews says which views take each flag.
 var traceFlagViews = map[string][]string{
-	"format":  {"steps", "show", "list"},
-	"plan":    {"logs", "report"},
-	"attempt": {"logs"},
+	"format":     {"steps", "show", "list", "report"},
+	"plan":       {"logs", "report"},
+	"attempt":    {"logs"},
+	"older-than": {"prune"},
 }
 
 // traceArgs are planc trace's parsed flags and arguments.
@@ -80,6 +86,8 @@ type traceArgs struct {
 	json    bool
 	plan    int // 0: the session's last
 	attempt int // 0: every attempt
+	// olderThan is prune's --older-than, as given.
+	olderThan string
 }
 
 // runTrace implements planc trace.
@@ -95,6 +103,8 @@ func runTrace(e *env, c *command, args []string) int {
 		return traceReport(e, c, a)
 	case "list":
 		return traceList(e, c, a)
+	case "prune":
+		return tracePrune(e, c, a)
 	}
 	if len(a.pos) > 1 {
 		return e.usageError(c, "give at most one trace file or session directory")
@@ -149,6 +159,7 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	fs.Var(format, "format", "")
 	plan := fs.Int("plan", 0, "")
 	attempt := fs.Int("attempt", 0, "")
+	olderThan := fs.String("older-than", "", "")
 	pos, status, ok := e.parseArgs(c, fs, args)
 	if !ok {
 		return traceArgs{}, status, false
@@ -156,7 +167,7 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	if len(pos) == 0 {
 		return traceArgs{}, e.usageError(c, "say which view: %s", orList(traceViews)), false
 	}
-	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt}
+	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt, olderThan: *olderThan}
 	if !slices.Contains(traceViews, a.view) {
 		msg := fmt.Sprintf("unknown view %q; want %s", a.view, orList(traceViews))
 		if s := ast.Suggest(a.view, traceViews); s != "" {

@@ -213,9 +213,12 @@ func TestTraceReport(t *testing.T) {
 	sessions := filepath.Join(root, ".planc", "sessions")
 	dir := keptSession(t, sessions)
 	old := oldSession(t, sessions)
-	got := run(t, "", "trace", "report", "--plan", "1")
-	if got.Code != 0 || got.Stdout != keptReport || got.Stderr != tornNote(filepath.Join(".planc", "sessions", keptID)) {
-		t.Errorf("exit %d, stdout %q, stderr %q", got.Code, got.Stdout, got.Stderr)
+	for _, format := range [][]string{nil, {"--format", "json"}, {"--format=text"}} {
+		// The report is JSON: --format json (or text) prints it the same.
+		got := run(t, "", append([]string{"trace", "report", "--plan", "1"}, format...)...)
+		if got.Code != 0 || got.Stdout != keptReport || got.Stderr != tornNote(filepath.Join(".planc", "sessions", keptID)) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", format, got.Code, got.Stdout, got.Stderr)
+		}
 	}
 	for _, tt := range []struct {
 		args []string
@@ -233,7 +236,7 @@ func TestTraceReport(t *testing.T) {
 	// A redrive running (or cut short) while an earlier run's report is
 	// kept: that report, with a note.
 	testkit.WriteFiles(t, dir, tracefile.ReportPath(2), `{"plan_id":"deploy"}`)
-	got = run(t, "", "trace", "report", dir)
+	got := run(t, "", "trace", "report", dir)
 	if got.Code != 0 || got.Stdout != `{"plan_id":"deploy"}` || !strings.Contains(got.Stderr, "planc trace: note: plan 2's last run has no plan_end (still running, or planc died): this report is an earlier run's\n") {
 		t.Errorf("exit %d, stdout %q, stderr %q", got.Code, got.Stdout, got.Stderr)
 	}

@@ -223,10 +223,10 @@ func TestTraceUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no view", []string{"trace"}, "say which view: steps, show, logs, report or list"},
+		{"no view", []string{"trace"}, "say which view: steps, show, logs, report, list or prune"},
 		{"unknown view", []string{"trace", "shwo", "x"}, `unknown view "shwo"; did you mean "show"?`},
-		{"far view", []string{"trace", "graph"}, `unknown view "graph"; want steps, show, logs, report or list`},
-		{"format of logs", []string{"trace", "logs", "x", "--format", "json"}, "--format is for planc trace steps, show or list, not logs"},
+		{"far view", []string{"trace", "graph"}, `unknown view "graph"; want steps, show, logs, report, list or prune`},
+		{"format of logs", []string{"trace", "logs", "x", "--format", "json"}, "--format is for planc trace steps, show, list or report, not logs"},
 		{"attempt of steps", []string{"trace", "steps", "--attempt", "1"}, "--attempt is for planc trace logs, not steps"},
 		{"plan of list", []string{"trace", "list", "--plan", "1"}, "--plan is for planc trace logs or report, not list"},
 		{"plan 0", []string{"trace", "report", "--plan", "0"}, "--plan counts from 1: plans/plan-1.json is plan 1"},

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,9 +25,10 @@ func bigIDPlan(n int) string {
 
 // TestTraceTornThenResumed: a trace cut inside a line of a megabyte (as a
 // writer killed in the middle of its write leaves it) and then taken up
-// again by `planc run --session`: the torn bytes stay a line of their
-// own, every other line is whole JSON, the new run's session_start is
-// whole, and a reader skips the torn line with one note.
+// again by `planc run --session`: the torn bytes are moved aside to
+// trace.torn-<offset> and a trace_repaired line says so, before the new
+// run's session_start (S33); every line of the trace is JSON, and a reader
+// has nothing to skip.
 func TestTraceTornThenResumed(t *testing.T) {
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "sess")
@@ -51,30 +53,32 @@ func TestTraceTornThenResumed(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	after, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(after, b[:start]) {
+		t.Errorf("the lines before the torn one changed")
+	}
 	ls := strings.Split(strings.TrimSuffix(string(after), "\n"), "\n")
-	tornAt := -1
+	var events []map[string]any
 	for i, l := range ls {
-		if !json.Valid([]byte(l)) {
-			if tornAt >= 0 || l != torn {
-				t.Fatalf("line %d is not JSON: %.100q…", i+1, l)
-			}
-			tornAt = i
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v: %.100q…", i+1, err, l)
 		}
+		events = append(events, m)
 	}
-	if tornAt < 0 || tornAt+1 >= len(ls) {
-		t.Fatalf("the torn line is at %d of %d lines", tornAt+1, len(ls))
+	name := "trace.torn-" + strconv.Itoa(start)
+	i := slices.IndexFunc(events, func(m map[string]any) bool { return m["event"] == "trace_repaired" })
+	if i < 0 || i+1 >= len(events) || events[i+1]["event"] != "session_start" {
+		t.Fatalf("no trace_repaired line before the new session_start: %v", testkit.Events(events))
 	}
-	var next map[string]any
-	json.Unmarshal([]byte(ls[tornAt+1]), &next)
-	if next["event"] != "session_start" {
-		t.Errorf("the line after the torn one: %.100q; want the new session_start", ls[tornAt+1])
+	if r := events[i]; r["offset"] != float64(start) || r["length"] != float64(len(torn)) || r["file"] != name {
+		t.Errorf("trace_repaired: %v; want offset %d, length %d, file %s", r, start, len(torn), name)
 	}
-	events, notes, err := tracefile.Read(bytes.NewReader(after))
-	if err != nil || len(notes) != 1 || !notes[0].Skipped || notes[0].Line != tornAt+1 {
-		t.Errorf("tracefile.Read: %v, notes %+v; want one note on line %d", err, notes, tornAt+1)
+	if kept, err := os.ReadFile(filepath.Join(sess, name)); err != nil || string(kept) != torn {
+		t.Errorf("%s holds %d bytes (%v); want the %d torn bytes", name, len(kept), err, len(torn))
 	}
-	if n := len(events); n != len(ls)-1 {
-		t.Errorf("%d events of %d lines", n, len(ls))
+	read, notes, err := tracefile.Read(bytes.NewReader(after))
+	if err != nil || len(notes) != 0 || len(read) != len(ls) {
+		t.Errorf("tracefile.Read: %v, %d events of %d lines, notes %+v", err, len(read), len(ls), notes)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -38,8 +39,9 @@ const (
 // file, so that lines from several processes sharing the session never
 // interleave. A writer killed in the middle of a write may still leave
 // the first bytes of its line (the kernel stops a write to a regular file
-// at a fatal signal): OpenTrace ends such a torn last line before
-// anything else is written, so that no line is ever glued onto it. Every
+// at a fatal signal): OpenTrace moves such a torn last line aside before
+// anything else is written (S33), so that no line is ever glued onto it
+// and every line is JSON. Every
 // line starts with ts, event and session. The file is synced at plan_end
 // and session_end. A Trace is safe for concurrent use.
 type Trace struct {
@@ -60,9 +62,10 @@ type Trace struct {
 
 // OpenTrace opens (creating it if need be) the trace file at path for
 // appending; every line it writes names session. When the file does not
-// end with a newline (a writer was killed in the middle of its line),
-// OpenTrace appends one, so that the torn bytes stay a line of their own
-// (readers skip it with a note) and the next line starts whole.
+// end with a newline (a writer was killed in the middle of its line), the
+// torn bytes are moved aside (S33): copied to trace.torn-<offset> beside
+// the trace, cut from it, and recorded by a trace_repaired line, the first
+// line OpenTrace writes; the file stays valid JSON Lines.
 func OpenTrace(path, session string) (*Trace, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -70,29 +73,76 @@ func OpenTrace(path, session string) (*Trace, error) {
 	}
 	t := &Trace{f: f, session: session, now: time.Now}
 	t.sys = f.Write
-	if err := t.repair(); err != nil {
+	if err := t.repair(path); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	return t, nil
 }
 
-// repair ends a torn last line with a newline. Another process appending
-// a line at the same moment may turn that newline into an empty line,
-// which readers skip; it never glues two lines.
-func (t *Trace) repair() error {
+// TornFile is the name of the file beside the trace that holds the torn
+// bytes found at offset (S33).
+func TornFile(offset int64) string { return "trace.torn-" + strconv.FormatInt(offset, 10) }
+
+// repair moves a torn last line aside (S33) and writes trace_repaired.
+// Should another process append to the trace while this one copies the
+// torn bytes, the trace is not cut (that would cut its line): the torn
+// line is ended with a newline instead, as before S33, and readers skip
+// it with a note.
+func (t *Trace) repair(path string) error {
 	fi, err := t.f.Stat()
 	if err != nil || fi.Size() == 0 {
 		return err
 	}
-	last := make([]byte, 1)
-	if _, err := t.f.ReadAt(last, fi.Size()-1); err != nil {
+	size := fi.Size()
+	start, err := lineStart(t.f, size)
+	if err != nil || start == size {
 		return err
 	}
-	if last[0] == '\n' {
-		return nil
+	name := TornFile(start)
+	side, err := os.OpenFile(filepath.Join(filepath.Dir(path), name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
 	}
-	return t.writeAll([]byte{'\n'})
+	_, err = io.Copy(side, io.NewSectionReader(t.f, start, size-start))
+	if cerr := side.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if fi, err := t.f.Stat(); err != nil || fi.Size() != size {
+		os.Remove(side.Name())
+		return t.writeAll([]byte{'\n'})
+	}
+	if err := t.f.Truncate(start); err != nil {
+		return err
+	}
+	f := append([]byte(nil), `,"offset":`...)
+	f = strconv.AppendInt(f, start, 10)
+	f = append(f, `,"length":`...)
+	f = strconv.AppendInt(f, size-start, 10)
+	f = appendStr(f, "file", name)
+	t.own(tracefile.EventTraceRepaired, f, true)
+	return nil
+}
+
+// lineStart returns the offset just after the last newline of the file's
+// first size bytes: size when the file ends with a newline, the start of
+// the torn line otherwise (0 when the file has no newline at all).
+func lineStart(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		n := min(int64(len(buf)), end)
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return end - n + int64(i) + 1, nil
+		}
+		end -= n
+	}
+	return 0, nil
 }
 
 // writeAll writes b at the end of the file: with one write(2) unless the

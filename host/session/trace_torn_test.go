@@ -3,8 +3,10 @@ package session
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,19 +25,22 @@ func lines(t *testing.T, path string) []string {
 	return strings.SplitAfter(string(b), "\n")
 }
 
-// OpenTrace ends a torn last line before anything else is written, and
-// leaves a whole or empty file as it is.
+// OpenTrace moves a torn last line aside to trace.torn-<offset> and
+// records it with trace_repaired before anything else (S33), and leaves a
+// whole or empty file as it is.
 func TestTraceRepairsTornLine(t *testing.T) {
 	for _, c := range []struct {
-		name, before, after string
+		name, before, kept, torn string
+		offset                   int
 	}{
-		{"torn", "{\"ts\":\"x\"}\n{\"ts\":\"2025-01-0", "{\"ts\":\"x\"}\n{\"ts\":\"2025-01-0\n"},
-		{"torn-only", "{\"ts", "{\"ts\n"},
-		{"whole", "{\"ts\":\"x\"}\n", "{\"ts\":\"x\"}\n"},
-		{"empty", "", ""},
+		{"torn", "{\"ts\":\"x\"}\n{\"ts\":\"2025-01-0", "{\"ts\":\"x\"}\n", "{\"ts\":\"2025-01-0", 11},
+		{"torn-only", "{\"ts", "", "{\"ts", 0},
+		{"whole", "{\"ts\":\"x\"}\n", "{\"ts\":\"x\"}\n", "", 0},
+		{"empty", "", "", "", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), TraceFile)
+			dir := t.TempDir()
+			path := filepath.Join(dir, TraceFile)
 			if err := os.WriteFile(path, []byte(c.before), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -43,21 +48,41 @@ func TestTraceRepairsTornLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b, _ := os.ReadFile(path); string(b) != c.after {
-				t.Errorf("after OpenTrace: %q, want %q", b, c.after)
-			}
 			tr.SessionStart("local/planc", "0.1.0", "", "")
 			if err := tr.Close(); err != nil {
 				t.Fatal(err)
 			}
 			ls := lines(t, path)
-			last := ls[len(ls)-2] // SplitAfter leaves "" after the final newline
-			var m map[string]any
-			if err := json.Unmarshal([]byte(last), &m); err != nil || m["event"] != "session_start" {
-				t.Errorf("the new line %q is not whole: %v", last, err)
+			ls = ls[:len(ls)-1] // SplitAfter leaves "" after the final newline
+			var events []string
+			for _, l := range ls {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("line %q is not JSON: %v", l, err)
+				}
+				ev, _ := m["event"].(string)
+				events = append(events, ev)
 			}
-			if got := strings.Join(ls[:len(ls)-2], ""); got != c.after {
-				t.Errorf("before the new line: %q, want %q", got, c.after)
+			want := []string{"session_start"}
+			side, _ := filepath.Glob(filepath.Join(dir, "trace.torn-*"))
+			if c.torn != "" {
+				want = []string{"trace_repaired", "session_start"}
+				repaired := fmt.Sprintf(`,"offset":%d,"length":%d,"file":"trace.torn-%d"}`, c.offset, len(c.torn), c.offset)
+				if !strings.HasSuffix(ls[len(ls)-2], repaired+"\n") {
+					t.Errorf("trace_repaired = %q, want it to end %q", ls[len(ls)-2], repaired)
+				}
+				if b, err := os.ReadFile(filepath.Join(dir, TornFile(int64(c.offset)))); err != nil || string(b) != c.torn || len(side) != 1 {
+					t.Errorf("torn bytes kept: %q (%v) in %v, want %q", b, err, side, c.torn)
+				}
+			} else if len(side) != 0 {
+				t.Errorf("a whole trace was repaired: %v", side)
+			}
+			n := len(ls) - len(want)
+			if got := events[n:]; !slices.Equal(got, want) {
+				t.Errorf("new lines %v, want %v", got, want)
+			}
+			if got := strings.Join(ls[:n], ""); got != c.kept {
+				t.Errorf("before the new lines: %q, want %q", got, c.kept)
 			}
 		})
 	}

@@ -78,3 +78,35 @@ func JSONList(ss []string) string {
 	b, _ := json.Marshal(ss) // a []string always marshals
 	return string(b)
 }
+
+// CopyTree copies the regular files under src into dst, keeping their
+// permission bits (an entrypoint script stays executable); dst is made
+// as needed.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,14 +55,12 @@ func Running(marker string) []string {
 // passed: a process killed a moment ago may take the kernel a moment to
 // end.
 func StillRunning(marker string, wait time.Duration) []string {
-	deadline := time.Now().Add(wait)
-	for {
-		left := Running(marker)
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	var left []string
+	Within(wait, func() bool {
+		left = Running(marker)
+		return len(left) == 0
+	})
+	return left
 }
 
 // CancelCapsules are the roost entries of the cancel tests, as name,
@@ -76,12 +75,12 @@ func CancelCapsules(sleepPolite, sleepStubborn string) []string {
 	}
 }
 
-// WaitStarted waits up to 20 s until n sub-capsules of the session
+// WaitStarted waits (Patience) until n sub-capsules of the session
 // directory sess have printed "started" (CancelCapsules' commands run,
 // their TERM traps set); the test fails when they do not.
 func WaitStarted(t testing.TB, sess string, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	Eventually(t, 0, fmt.Sprintf("%d sub-capsules of %s to start", n, sess), func() bool {
 		ready := 0
 		answers, _ := filepath.Glob(filepath.Join(sess, tracefile.DelegationsDir, "*", "answer.txt"))
 		for _, a := range answers {
@@ -89,9 +88,6 @@ func WaitStarted(t testing.TB, sess string, n int) {
 				ready++
 			}
 		}
-		if ready == n {
-			return
-		}
-	}
-	t.Fatalf("the sub-capsules of %s did not start", sess)
+		return ready == n
+	})
 }

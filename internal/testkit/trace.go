@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
-	"time"
 )
 
 // TSPattern is a trace line's ts: RFC 3339 in UTC with nine digits of
@@ -81,17 +80,16 @@ func SessionID(t testing.TB, sess string) string {
 	return id
 }
 
-// WaitEvent waits up to 20 s until the trace at path has n lines of
+// WaitEvent waits (Patience) until the trace at path has n lines of
 // event, and returns its lines; the test fails when they do not come.
 func WaitEvent(t testing.TB, path, event string, n int) []map[string]any {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		b, _ := os.ReadFile(path)
-		if bytes.Count(b, []byte(`"event":"`+event+`"`)) >= n {
-			return TraceLines(t, path)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d %s lines in %s:\n%s", n, event, path, b)
-		}
+	var b []byte
+	if !Within(0, func() bool {
+		b, _ = os.ReadFile(path)
+		return bytes.Count(b, []byte(`"event":"`+event+`"`)) >= n
+	}) {
+		t.Fatalf("no %d %s lines in %s:\n%s", n, event, path, b)
 	}
+	return TraceLines(t, path)
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+)
+
+// A reader of planc run's standard output or error that goes away (`planc
+// run --progress PLAN 2>&1 | head -5`) ends what planc shows it, never the
+// run: the plan goes on, its trace, report and kept outputs are written
+// whole, and the exit status is the plan's.
+
+// surviveBrokenPipe makes a write to a closed pipe on standard output or
+// error fail with EPIPE instead of killing planc with SIGPIPE (the Go
+// runtime's default for those descriptors). It asks for the signal rather
+// than ignoring it, so the processes that steps start get SIGPIPE's
+// default action as usual.
+func surviveBrokenPipe() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+}
+
+// brokenPipe reports whether err is a write to a pipe nobody reads.
+func brokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE)
+}
+
+// endOnError wraps a view's writer: once a write fails (its reader went
+// away), the view writes nothing more and says nothing of it.
+func endOnError(w io.Writer) io.Writer { return &viewWriter{w: w} }
+
+type viewWriter struct {
+	w     io.Writer
+	ended atomic.Bool
+}
+
+func (v *viewWriter) Write(p []byte) (int, error) {
+	if v.ended.Load() {
+		return len(p), nil
+	}
+	if _, err := v.w.Write(p); err != nil {
+		v.ended.Store(true)
+	}
+	return len(p), nil
+}
