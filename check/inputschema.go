@@ -278,7 +278,7 @@ func (v *validation) alternatives(e *jsonschema.ValidationError, kw string) {
 			want = append(want, t.ErrorKind.(*kind.Const).Want)
 		}
 		tloc := tags[0].InstanceLocation
-		v.add(findValue, tloc, v.enumMessage(tloc, want, valueAt(v.inst, tloc)))
+		v.add(findValue, tloc, v.enumMessage(tloc, want, instanceAt(v.inst, tloc)))
 	default:
 		v.add(findValue, loc, fmt.Sprintf("%s matches none of the forms the schema allows (%s)", where(loc), kw))
 	}
@@ -365,7 +365,7 @@ func (v *validation) leaf(e *jsonschema.ValidationError) {
 		v.add(findValue, loc, v.enumMessage(loc, []any{k.Want}, k.Got))
 		return
 	}
-	msg := boundMessage(where(loc), e.ErrorKind, valueAt(v.inst, loc))
+	msg := boundMessage(where(loc), e.ErrorKind, instanceAt(v.inst, loc))
 	if msg == "" {
 		msg = fmt.Sprintf("%s does not satisfy the schema: %s", where(loc), e.ErrorKind.LocalizedString(printer))
 	}

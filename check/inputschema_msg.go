@@ -133,7 +133,7 @@ func (v *validation) typeMessage(loc, want []string, got, url string) string {
 	if got == "null" && slices.Contains(want, "string") {
 		return fmt.Sprintf("%s is null; it must be %s (a reference to a step that produced no output reads as null)", w, ws)
 	}
-	val := valueAt(v.inst, loc)
+	val := instanceAt(v.inst, loc)
 	msg := fmt.Sprintf("%s must be %s, not %s", w, ws, gotWords(got, val, want))
 	if slices.Contains(want, "object") && url != "" {
 		if sh := describe(v.s.sub(url)); sh != "" {
@@ -268,25 +268,6 @@ func jsonText(x any) string {
 		return fmt.Sprint(x)
 	}
 	return string(b)
-}
-
-// valueAt returns the value at loc in inst, or nil.
-func valueAt(inst any, loc []string) any {
-	for _, t := range loc {
-		switch x := inst.(type) {
-		case map[string]any:
-			inst = x[t]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			inst = x[i]
-		default:
-			return nil
-		}
-	}
-	return inst
 }
 
 // deref follows a schema that is only a $ref to the schema it names.

@@ -2,7 +2,6 @@ package golden
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,32 +40,6 @@ var tour = []tourStep{
 	{name: "dry-run", args: []string{"run", "--dry-run", "--capsule", "examples/capsule.json", "examples/fan-out.json"}},
 	{name: "run", args: []string{"run", "examples/hello.json"}, sandbox: true},
 	{name: "trace", args: []string{"trace", "steps"}, sandbox: true},
-}
-
-// copyTree copies the regular files under src into dst.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // tourBlock is what the README shows for one step: a console block with
@@ -116,7 +89,7 @@ func TestReadmeTour(t *testing.T) {
 		t.Fatal(err)
 	}
 	sandbox := t.TempDir()
-	copyTree(t, filepath.Join(root, "examples"), filepath.Join(sandbox, "examples"))
+	testkit.CopyTree(t, filepath.Join(root, "examples"), filepath.Join(sandbox, "examples"))
 
 	for _, s := range tour {
 		cmd := exec.Command(bin, s.args...)
