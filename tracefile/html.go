@@ -181,6 +181,7 @@ h2 { font-size: 1.05em; margin: 1.2em 0 .3em; border-bottom: 1px solid #e5e7eb; 
 .outcome-failed, .outcome-canceled, .outcome-unfinished { color: #b91c1c; }
 .legend { margin: .8em 0; color: #475569; }
 .legend span { display: inline-block; width: .9em; height: .9em; vertical-align: middle; margin: 0 .3em 0 1em; }
+details.row { content-visibility: auto; contain-intrinsic-size: auto 18px; }
 details.row > summary { display: grid; grid-template-columns: 16em 6em 5em {{.Width}}px; align-items: center; list-style: none; cursor: pointer; padding: 1px 0; }
 details.row > summary::-webkit-details-marker { display: none; }
 details.row > summary:hover { background: #f1f5f9; }
