@@ -11,7 +11,7 @@ import (
 )
 
 // htmlWidth is the timeline's width in pixels, the bars' room.
-const htmlWidth = 900
+const htmlWidth = 760
 
 // headLines is how many lines of a step's kept output its row shows.
 const headLines = 10
@@ -100,7 +100,7 @@ func WriteHTML(w io.Writer, s *Session, n int) error {
 	if !tl.Start.IsZero() {
 		page.Started = tl.Start.UTC().Format(time.RFC3339)
 	}
-	for _, st := range []string{"success", "failed", "unsettled"} {
+	for _, st := range []string{"success", "failed", "skipped", "unsettled"} {
 		page.Legend = append(page.Legend, htmlBar{Status: st, Fill: barColor(st)})
 	}
 	groups := make([]htmlGroup, len(htmlKinds))
