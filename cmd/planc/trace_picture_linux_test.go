@@ -137,3 +137,47 @@ func TestTraceHTML(t *testing.T) {
 		t.Errorf("-o page.html wrote another page (%v)", err)
 	}
 }
+
+// TestTracePictureRedrive: after planc run --resume, the step the redrive
+// reused is marked in both drawings, and the page has a bar for each
+// dispatch of either run.
+func TestTracePictureRedrive(t *testing.T) {
+	testkit.NeedScope(t)
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", pictureCapsule, "plan.json", `{"id": "again", "steps": [
+		{"id": "greet", "tool": "notes", "input": {"body": "hello"}},
+		{"id": "gate", "shell": "sh -c 'test -f ok.mark'", "depends_on": ["greet"]}
+	]}`)
+	if r := planc(t, dir, "--capsule", "capsule.json", "plan.json"); r.code != 1 {
+		t.Fatalf("planc run: exit %d, want 1:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	testkit.WriteFiles(t, dir, "ok.mark", "")
+	if r := planc(t, dir, "--resume", "--capsule", "capsule.json"); r.code != 0 {
+		t.Fatalf("planc run --resume: exit %d, want 0:\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	dot := plancTrace(t, dir, "graph")
+	greet := regexp.MustCompile(`(?m)^  s_greet \[label="greet\\ntool notes\\nsuccess in \S+\\nreused \(redrive\)".*peripheries=2`)
+	gate := regexp.MustCompile(`(?m)^  s_gate \[label="gate\\nshell sh -c 'test -f ok.mark'\\nsuccess in \S+\\n2 attempts".*fillcolor="#bbf7d0"`)
+	if dot.code != 0 || !greet.MatchString(dot.stdout) || !gate.MatchString(dot.stdout) {
+		t.Errorf("trace graph after a redrive: %+v", dot)
+	}
+	mmd := plancTrace(t, dir, "graph", "--format", "mermaid")
+	if mmd.code != 0 || !strings.Contains(mmd.stdout, "    class s_greet reused\n") {
+		t.Errorf("trace graph --format mermaid after a redrive: %+v", mmd)
+	}
+	page := plancTrace(t, dir, "html")
+	for _, want := range []string{
+		`<div><dt>runs</dt><dd>2</dd></div>`,
+		`<title>greet attempt 1: success after `,
+		`<title>gate attempt 1: failed after `,
+		`<title>gate attempt 2 (redrive 1): success after `,
+		`</span>reused</span>`,
+	} {
+		if page.code != 0 || !strings.Contains(page.stdout, want) {
+			t.Errorf("trace html after a redrive lacks %q:\n%s", want, page.stdout)
+		}
+	}
+	if n := strings.Count(page.stdout, `<rect class="bar"`); n != 3 {
+		t.Errorf("the page has %d bars, want 3 (greet once, gate twice)", n)
+	}
+}
