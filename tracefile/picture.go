@@ -41,6 +41,7 @@ type Timeline struct {
 	Program *ir.Program
 
 	dir string
+	buf []byte // OutputHead's, reused
 }
 
 // TimelineRow is one step of a Timeline.
@@ -71,8 +72,9 @@ type TimelineBar struct {
 	Start, End time.Time
 	Duration   time.Duration
 	Error      string
-	// Output is the kept output's path in the session directory;
-	// "" when none is kept.
+	// Output is where the attempt's output is kept, in the session
+	// directory (OutputPath); the file may be missing (a dispatch that
+	// never ended, a session from before outputs were kept).
 	Output string
 }
 
@@ -186,10 +188,7 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 			if a.Settled {
 				r.Duration += a.Duration
 			}
-			path := OutputPath(n, a.StepID, a.Attempt)
-			if _, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(path))); err == nil {
-				b.Output = path
-			}
+			b.Output = OutputPath(n, a.StepID, a.Attempt)
 			for _, t := range []time.Time{b.Start, b.End} {
 				if t.IsZero() {
 					continue
@@ -224,7 +223,7 @@ func (tl *Timeline) Total() time.Duration { return tl.End.Sub(tl.Start) }
 
 // OutputHead returns the first lines (at most lines, each cut at 200
 // characters, at most 4 KiB read) of bar b's kept output, "" when none is
-// kept.
+// kept (its file is missing or unreadable).
 func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 	if b.Output == "" {
 		return ""
@@ -234,7 +233,10 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 		return ""
 	}
 	defer f.Close()
-	buf := make([]byte, 4096)
+	if tl.buf == nil {
+		tl.buf = make([]byte, 4096)
+	}
+	buf := tl.buf
 	k, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return ""
