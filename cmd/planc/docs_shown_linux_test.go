@@ -22,6 +22,7 @@ type shownSection struct {
 var shownSections = []shownSection{
 	{doc: "../../docs/plans.md", name: "compose", scope: true},
 	{doc: "../../docs/cli.md", name: "tools"},
+	{doc: "../../docs/cli.md", name: "trace-picture", scope: true},
 }
 
 var shownVolatile = []struct {

@@ -18,12 +18,14 @@ import (
 // traceCommand is planc trace (docs/cli.md).
 var traceCommand = &command{
 	name:    "trace",
-	summary: "read a session afterwards: step rows, the session tree, kept outputs and reports, the sessions",
+	summary: "read a session afterwards: step rows, the session tree, kept outputs and reports, the sessions, a run drawn as a graph or an HTML timeline",
 	usage: `usage: planc trace steps|show [SESSION] [--format text|json]
        planc trace logs [SESSION] STEP [--plan N] [--attempt K]
        planc trace report [SESSION] [--plan N] [--format json]
        planc trace list [--format text|json]
        planc trace prune --older-than D
+       planc trace graph [SESSION] [--plan N] [--format dot|mermaid]
+       planc trace html [SESSION] [--plan N] [-o FILE]
 
 SESSION is a session directory, the trace.jsonl in one, or a session id
 under .planc/sessions (as planc trace list shows it); without it, the
@@ -50,10 +52,22 @@ newest session under .planc/sessions of the current directory is read.
           than D ago (--older-than 7d, 36h), but never one a planc is
           running a plan of; one line per session removed
 
+  graph   the plan as it ran, for Graphviz dot (the default) or Mermaid:
+          the plan's graph with each step filled by its status (green
+          success, red failed, grey skipped, white not run), its time and
+          attempts on its label, a reused step with a double border, and
+          the tool lane as the run dispatched it (dashed grey edges)
+  html    one self-contained HTML page of the plan's run: its summary,
+          then a timeline with one row per step, grouped by kind, one bar
+          per attempt, coloured by status; hover a bar for its attempt,
+          open a row for its error and the first lines of its output
+
 flags:
   --format text|json  steps: one JSON object a line; show: one object;
                       list: one JSON object a session a line; report:
                       the report is JSON either way
+  --format dot|mermaid  graph: Graphviz (the default) or Mermaid
+  -o FILE             html: write the page to FILE (default: standard output)
   --plan N            the plan of the session (default: its last)
   --attempt K         logs: only attempt K, with no heading
 
@@ -69,12 +83,13 @@ report) an unknown plan, step or attempt, or nothing kept to show
 }
 
 // traceViews are planc trace's views.
-var traceViews = []string{"steps", "show", "logs", "report", "list", "prune"}
+var traceViews = []string{"steps", "show", "logs", "report", "list", "prune", "graph", "html"}
 
 // traceFlagViews says which views take each flag.
 var traceFlagViews = map[string][]string{
-	"format":     {"steps", "show", "list", "report"},
-	"plan":       {"logs", "report"},
+	"format":     {"steps", "show", "list", "report", "graph"},
+	"plan":       {"logs", "report", "graph", "html"},
+	"o":          {"html"},
 	"attempt":    {"logs"},
 	"older-than": {"prune"},
 }
@@ -84,8 +99,10 @@ type traceArgs struct {
 	view    string
 	pos     []string // the arguments after the view
 	json    bool
-	plan    int // 0: the session's last
-	attempt int // 0: every attempt
+	format  string // the --format given; "" when none
+	out     string // html: -o FILE
+	plan    int    // 0: the session's last
+	attempt int    // 0: every attempt
 	// olderThan is prune's --older-than, as given.
 	olderThan string
 }
@@ -105,6 +122,8 @@ func runTrace(e *env, c *command, args []string) int {
 		return traceList(e, c, a)
 	case "prune":
 		return tracePrune(e, c, a)
+	case "graph", "html":
+		return tracePicture(e, c, a)
 	}
 	if len(a.pos) > 1 {
 		return e.usageError(c, "give at most one trace file or session directory")
@@ -155,8 +174,12 @@ func runTrace(e *env, c *command, args []string) int {
 // does not take.
 func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	fs := newFlagSet(c)
-	format := &choiceFlag{value: "text", choices: []string{"text", "json"}}
+	format := &choiceFlag{value: "", choices: []string{"text", "json"}}
+	if len(args) > 0 && args[0] == "graph" {
+		format.choices = []string{"dot", "mermaid"}
+	}
 	fs.Var(format, "format", "")
+	out := fs.String("o", "", "")
 	plan := fs.Int("plan", 0, "")
 	attempt := fs.Int("attempt", 0, "")
 	olderThan := fs.String("older-than", "", "")
@@ -167,7 +190,8 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	if len(pos) == 0 {
 		return traceArgs{}, e.usageError(c, "say which view: %s", orList(traceViews)), false
 	}
-	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt, olderThan: *olderThan}
+	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt,
+		format: format.value, out: *out, olderThan: *olderThan}
 	if !slices.Contains(traceViews, a.view) {
 		msg := fmt.Sprintf("unknown view %q; want %s", a.view, orList(traceViews))
 		if s := ast.Suggest(a.view, traceViews); s != "" {
@@ -184,6 +208,10 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	switch {
 	case bad != "":
 		return a, e.usageError(c, "%s", bad), false
+	case a.view == "graph" && (a.format == "text" || a.format == "json"):
+		return a, e.usageError(c, "--format for planc trace graph is dot or mermaid, not %s", a.format), false
+	case a.view != "graph" && (a.format == "dot" || a.format == "mermaid"):
+		return a, e.usageError(c, "--format %s is for planc trace graph; planc trace %s takes text or json", a.format, a.view), false
 	case *plan < 0 || isSet(fs, "plan") && *plan == 0:
 		return a, e.usageError(c, "--plan counts from 1: plans/plan-1.json is plan 1"), false
 	case *attempt < 0 || isSet(fs, "attempt") && *attempt == 0:

@@ -223,12 +223,12 @@ func TestTraceUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no view", []string{"trace"}, "say which view: steps, show, logs, report, list or prune"},
+		{"no view", []string{"trace"}, "say which view: steps, show, logs, report, list, prune, graph or html"},
 		{"unknown view", []string{"trace", "shwo", "x"}, `unknown view "shwo"; did you mean "show"?`},
-		{"far view", []string{"trace", "graph"}, `unknown view "graph"; want steps, show, logs, report, list or prune`},
-		{"format of logs", []string{"trace", "logs", "x", "--format", "json"}, "--format is for planc trace steps, show, list or report, not logs"},
+		{"far view", []string{"trace", "timeline"}, `unknown view "timeline"; want steps, show, logs, report, list, prune, graph or html`},
+		{"format of logs", []string{"trace", "logs", "x", "--format", "json"}, "--format is for planc trace steps, show, list, report or graph, not logs"},
 		{"attempt of steps", []string{"trace", "steps", "--attempt", "1"}, "--attempt is for planc trace logs, not steps"},
-		{"plan of list", []string{"trace", "list", "--plan", "1"}, "--plan is for planc trace logs or report, not list"},
+		{"plan of list", []string{"trace", "list", "--plan", "1"}, "--plan is for planc trace logs, report, graph or html, not list"},
 		{"plan 0", []string{"trace", "report", "--plan", "0"}, "--plan counts from 1: plans/plan-1.json is plan 1"},
 		{"attempt -1", []string{"trace", "logs", "x", "--attempt=-1"}, "--attempt counts from 1"},
 		{"bad format", []string{"trace", "show", "--format", "jsno"}, `invalid value "jsno" for --format: want text or json; did you mean "json"?`},
