@@ -34,8 +34,11 @@ var docCommands = map[string]string{
 	"planc trace logs test --plan 1":              "TestTraceDocExamples",
 	"planc tools --capsule examples/capsule.json": "TestDocsShown",
 	"planc run --capsule examples/capsule.json --quiet examples/compose.json": "TestDocsShown",
-	"planc trace logs summary": "TestDocsShown",
-	"planc trace logs count":   "TestDocsShown",
+	"planc trace logs summary":           "TestDocsShown",
+	"planc trace logs count":             "TestDocsShown",
+	"planc trace graph":                  "TestDocsShown",
+	"planc trace graph --format mermaid": "TestDocsShown",
+	"planc trace html -o run.html":       "TestDocsShown",
 }
 
 // docCommandsNotRun are the command lines a page shows that no test can
