@@ -64,15 +64,13 @@ func mcpCapsule(servers ...any) string {
 }`
 }
 
-// noServerLeft fails t when a process of bin still runs, a moment after
-// planc exited.
+// noServerLeft fails t when a process of bin still runs once planc has
+// exited (waiting, with testkit's patience, for the kernel to reap it).
 func noServerLeft(t *testing.T, bin string) {
 	t.Helper()
 	var left []string
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if left = testkit.Running(bin); len(left) == 0 {
-			return
-		}
+	if testkit.Within(0, func() bool { left = testkit.Running(bin); return len(left) == 0 }) {
+		return
 	}
 	t.Errorf("MCP server processes left behind: %v", left)
 }

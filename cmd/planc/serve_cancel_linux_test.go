@@ -35,11 +35,12 @@ func startCancelServe(t *testing.T, sleepPolite, sleepStubborn string) (*serveCo
 		called <- err
 	}()
 	var sess string
-	for deadline := time.Now().Add(20 * time.Second); sess == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Within(0, func() bool {
 		if s := sessions(t, dir); len(s) == 1 {
 			sess = s[0]
 		}
-	}
+		return sess != ""
+	})
 	if sess == "" {
 		cancel()
 		t.Fatalf("no session; stderr:\n%s", c.stderr)
@@ -163,11 +164,12 @@ func TestServeClientGone(t *testing.T) {
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+string(call)+"\n")
 	var sess string
-	for deadline := time.Now().Add(20 * time.Second); sess == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.Within(0, func() bool {
 		if s := sessions(t, dir); len(s) == 1 {
 			sess = s[0]
 		}
-	}
+		return sess != ""
+	})
 	if sess == "" {
 		t.Fatalf("no session; stdout:\n%s\nstderr:\n%s", so.String(), se.String())
 	}

@@ -55,7 +55,7 @@ func ownerMain(args []string) int {
 		fmt.Println("error:", err)
 		return 1
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(running("sleep "+m+".")) < 3 || len(running(m+".4")) < 1; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); len(running("sleep "+m+".")) < 3 || len(running(m+".4")) < 1; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			fmt.Println("error: the steps did not start")
 			return 1
