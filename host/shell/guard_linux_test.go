@@ -296,9 +296,6 @@ func TestSweepAdopts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			mark := marker()
 			owner, dir, done := startOwner(t, mark, c.secs)
-			if c.since > 0 {
-				unix.Setxattr(dir, xattrEnded, []byte(strconv.FormatInt(time.Now().Add(-c.since).UnixNano(), 10)), 0)
-			}
 			// The guardian goes first, with SIGSTOP so that it keeps its
 			// pid until its planc is gone too.
 			rec, ok := readRecord(dir, xattrGuard)
@@ -310,11 +307,17 @@ func TestSweepAdopts(t *testing.T) {
 			owner.Process.Signal(syscall.SIGKILL)
 			owner.Wait()
 			unix.Kill(g, unix.SIGKILL)
-			for deadline := time.Now().Add(5 * time.Second); !ended(rec) && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(time.Minute); !ended(rec) && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if len(running("sleep "+mark+".1")) == 0 {
 				t.Fatal("the steps ended with their planc and guardian")
+			}
+			// Backdated only now: a sweep by a concurrent test (they share
+			// the parent cgroup) must not find the grace passed before the
+			// check above.
+			if c.since > 0 {
+				unix.Setxattr(dir, xattrEnded, []byte(strconv.FormatInt(time.Now().Add(-c.since).UnixNano(), 10)), 0)
 			}
 			openTestScope(t) // sweeps
 			if c.woundD {
@@ -322,7 +325,7 @@ func TestSweepAdopts(t *testing.T) {
 					t.Errorf("the scope was swept while its sub-capsule wound down: %v", err)
 				}
 			}
-			waitGone(t, dir, 5*time.Second)
+			waitGone(t, dir, time.Minute)
 			if _, err := os.Stat(done); (err == nil) != c.woundD {
 				t.Errorf("the sub-capsule wound down: %v; want %v", err == nil, c.woundD)
 			}
