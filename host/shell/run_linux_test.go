@@ -90,17 +90,20 @@ func TestNothingLeftBehind(t *testing.T) {
 // At its bound every process of the step gets SIGTERM, and SIGKILL after
 // the grace: the shell traps TERM and goes on, so SIGKILL ends it.
 func TestBoundTermThenKill(t *testing.T) {
+	t.Parallel()
 	s := openTestScope(t)
 	script := `trap 'echo got TERM' TERM; echo ready; sleep 1000 & wait; echo after; sleep 1000 & wait; echo never`
-	r := s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Timeout: time.Second, Grace: 50 * time.Millisecond})
+	// Bound and grace leave the shell time to set its trap and run it
+	// even on a loaded machine; the step's end ends the wait.
+	r := s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Timeout: 8 * time.Second, Grace: 2 * time.Second})
 	if !r.TimedOut || r.Signal != syscall.SIGKILL {
 		t.Fatalf("got %+v; want timed out and SIGKILL", r)
 	}
 	if got := string(r.Output); got != "ready\ngot TERM\nafter\n" {
 		t.Fatalf("output %q; want the trap's line", got)
 	}
-	if r.Err == nil || r.Err.Error() != "timed out after 1s" {
-		t.Fatalf("error %v; want timed out after 1s", r.Err)
+	if r.Err == nil || r.Err.Error() != "timed out after 8s" {
+		t.Fatalf("error %v; want timed out after 8s", r.Err)
 	}
 	if got := leaves(t, s); len(got) != 0 {
 		t.Fatalf("leaves left after the step: %q", got)

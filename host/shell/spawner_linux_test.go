@@ -15,6 +15,7 @@ import (
 // A protected step, started by the spawner, lives like any other: in its
 // leaf, bounded, and leaving nothing behind.
 func TestSpawnedStep(t *testing.T) {
+	t.Parallel()
 	s := protectedScope(t)
 	protect := []string{t.TempDir()}
 	r := sh(s, "", "sleep 1000 & echo $!; grep ^0:: /proc/self/cgroup; exit 4", protect...)
@@ -32,8 +33,10 @@ func TestSpawnedStep(t *testing.T) {
 		t.Fatalf("leaves %q; want only the spawner's", got)
 	}
 
+	// The bound must leave the shell time to set its trap even on a
+	// loaded machine: the step's end, not this bound, ends the wait.
 	script := `trap 'echo got TERM' TERM; sleep 1000 & wait; sleep 1000 & wait`
-	r = s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Protect: protect, Timeout: time.Second, Grace: 50 * time.Millisecond})
+	r = s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Protect: protect, Timeout: 8 * time.Second, Grace: 2 * time.Second})
 	if !r.TimedOut || r.Signal != syscall.SIGKILL || string(r.Output) != "got TERM\n" {
 		t.Fatalf("bound: got %+v", r)
 	}
