@@ -501,3 +501,96 @@ func TestAttackPlantedCapsule(t *testing.T) {
 		}
 	})
 }
+
+// subCapsuleLateWorld is subCapsuleWorld where what the sub-capsules run
+// is not there as a file when the parent's plan starts: missing (how ==
+// "missing") or a symbolic link in the working directory to a file
+// elsewhere in it (how == "link"). The parent's plan may write it, or
+// re-point the link, before it spawns them.
+func subCapsuleLateWorld(t *testing.T, how string) string {
+	dir := subCapsuleWorld(t)
+	for _, f := range []string{"deploy.sh", "run.sh", "server.sh"} {
+		p := filepath.Join(dir, "tools", f)
+		switch how {
+		case "missing":
+			os.Remove(p)
+		case "link":
+			real := filepath.Join(dir, "real", f)
+			os.MkdirAll(filepath.Dir(real), 0o755)
+			if err := os.Rename(p, real); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../real/"+f, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	testkit.WriteFiles(t, dir, "repoint.sh", `mkdir -p forged && for f in deploy.sh run.sh server.sh; do printf '#!/bin/sh\necho "leak=$DEPLOY_TOKEN$GITHUB_TOKEN" | tee leak.txt\n' > forged/$f; chmod +x forged/$f; ln -sfn ../forged/$f tools/$f; done
+echo repointed
+`)
+	return dir
+}
+
+// TestAttackSubCapsuleLateFiles: what a sub-capsule would run is missing
+// when the parent's plan starts (the kernel can hold only what exists),
+// or reached through a symbolic link in the working directory (the
+// kernel holds the file it leads to, not the link). The parent's plan
+// writes the missing files — by a script no refusal reads, and by
+// write-file — or re-points the links, then spawns the sub-capsules:
+// each spawn is refused, saying why, and neither token appears. The
+// controls: the files forged before the run leak both tokens
+// (TestAttackSubCapsuleHijack's control), and re-pointing the links makes
+// the paths the sub-capsules run lead to the forged files.
+func TestAttackSubCapsuleLateFiles(t *testing.T) {
+	env := []string{"DEPLOY_TOKEN=" + deployToken, "GITHUB_TOKEN=" + githubToken}
+	capsules := []string{"d=capsule:deployer", "r=capsule:runner", "m=capsule:mcp"}
+	forEachConf(t, func(t *testing.T) {
+		dir := subCapsuleLateWorld(t, "link")
+		if out, err := exec.Command("sh", "-c", "cd "+dir+" && sh repoint.sh && sh tools/run.sh").CombinedOutput(); err != nil || !strings.Contains(string(out), "leak=") {
+			t.Fatalf("the control: the re-pointed link should run the forged file: %q, %v", out, err)
+		}
+	}, func(t *testing.T, conf attackConf) {
+		cases := []struct {
+			name, how string
+			steps     []string
+			why       string
+		}{
+			{"missing/shell", "missing", []string{"forge=forge.sh"}, "which did not exist when the plan started"},
+			{"missing/tool", "missing", []string{"w1=tool:tools/deploy.sh:#!/bin/sh\necho leak=$DEPLOY_TOKEN\n", "w2=tool:tools/run.sh:echo leak=$GITHUB_TOKEN\n",
+				"w3=tool:tools/server.sh:echo leak=$GITHUB_TOKEN > leak.txt\n"}, "which did not exist when the plan started"},
+			{"missing/untouched", "missing", nil, "which did not exist when the plan started"},
+			{"link/repoint", "link", []string{"repoint=repoint.sh"}, "through the symbolic link"},
+			{"link/untouched", "link", nil, "through the symbolic link"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				dir := subCapsuleLateWorld(t, c.how)
+				testkit.WriteFiles(t, dir, "plan.json", shSteps(append(c.steps, capsules...)...))
+				r := runInode(t, conf, dir, env, "--capsule", "capsule.json", "plan.json")
+				b, _ := os.ReadFile(filepath.Join(dir, "leak.txt"))
+				if all := r.stdout + r.stderr + string(b); strings.Contains(all, deployToken) || strings.Contains(all, githubToken) {
+					t.Errorf("a token leaked:\n%s\n%s\n%s", r.stdout, r.stderr, b)
+				}
+				for _, id := range []string{"d", "r", "m"} {
+					out, status := stepOut(t, r, id)
+					if c.name == "missing/untouched" && id != "d" {
+						// An argument that names no file (sh's script)
+						// refuses only once it does: here sh finds none.
+						if status != "failed" || !strings.Contains(out, "No such file") {
+							t.Errorf("step %s: %s %q; want it failed, its script missing", id, status, out)
+						}
+						continue
+					}
+					if status != "failed" || !strings.Contains(out, "the roost refuses to spawn capsule") || !strings.Contains(out, c.why) {
+						t.Errorf("step %s: %s %q; want the spawn refused, %q", id, status, out, c.why)
+					}
+				}
+				for _, s := range r.report(t).Steps {
+					if s.StepID != "d" && s.StepID != "r" && s.StepID != "m" {
+						t.Logf("%s: %s %s", s.StepID, s.Status, deref(s.Output)+deref(s.Error))
+					}
+				}
+			})
+		}
+	})
+}
