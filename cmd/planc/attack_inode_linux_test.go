@@ -47,19 +47,7 @@ func runInode(t *testing.T, conf attackConf, dir string, env []string, args ...s
 // cmd.Dir first.
 func runAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) runOut {
 	t.Helper()
-	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+conf.lock), env...)
-	done := func() {}
-	if conf.nonRoot {
-		chownNobody(cmd.Dir)
-		own, err := shell.OwnCgroupDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fd int
-		_, fd, done = delegatedCgroup(t, own)
-		asNobody(cmd)
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-	}
+	done := prepareAs(t, conf, cmd, env)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -74,6 +62,26 @@ func runAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) runOut {
 		}
 	}
 	return r
+}
+
+// prepareAs makes cmd run as conf says, with env added to its
+// environment: for a non-root conf, as nobody in a delegated cgroup,
+// owning cmd.Dir first. done, once cmd has ended, removes the cgroup.
+func prepareAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) (done func()) {
+	t.Helper()
+	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+conf.lock), env...)
+	if !conf.nonRoot {
+		return func() {}
+	}
+	chownNobody(cmd.Dir)
+	own, err := shell.OwnCgroupDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fd, done := delegatedCgroup(t, own)
+	asNobody(cmd)
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
+	return done
 }
 
 // chownNobody gives dir and everything under it to uid 65534, which an
