@@ -602,3 +602,50 @@ func TestAttackSubCapsuleLateFiles(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackSubCapsuleOutsideLink: a sub-capsule's command runs a script
+// through a symbolic link outside the working directory, in a directory
+// planc's user may write; the parent's step re-points the link at a
+// forged script and spawns the sub-capsule: the spawn is refused (the
+// link no longer leads to the file it led to at plan start), and the
+// token does not leak. A spawn before the re-pointing runs the original.
+// The control: the re-pointed link runs the forged script.
+func TestAttackSubCapsuleOutsideLink(t *testing.T) {
+	world := func(t *testing.T) (dir, other string) {
+		dir, other = inodeWorld(t), inodeWorld(t)
+		testkit.WriteFiles(t, other, "real.sh", "echo original\n", "forged.sh", "echo leak=$GITHUB_TOKEN\n")
+		if err := os.Symlink("real.sh", filepath.Join(other, "run.sh")); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WriteFiles(t, dir,
+			"roost/local/runner/capsule.json", `{"name": "local/runner", "capabilities": {"shell": {"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}},
+				"entrypoint": {"command": ["sh", `+fmt.Sprintf("%q", filepath.Join(other, "run.sh"))+`]}}`,
+			"capsule.json", `{"name": "local/top", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}, "spawn": {"allow": ["local/runner"]}}}`,
+			"repoint.sh", "ln -sfn forged.sh "+filepath.Join(other, "run.sh")+" && echo repointed\n")
+		chownNobody(other)
+		return dir, other
+	}
+	env := []string{"GITHUB_TOKEN=" + githubToken}
+	forEachConf(t, func(t *testing.T) {
+		dir, other := world(t)
+		if out, err := exec.Command("sh", "-c", "cd "+dir+" && sh repoint.sh && GITHUB_TOKEN=x sh "+filepath.Join(other, "run.sh")).CombinedOutput(); err != nil || !strings.Contains(string(out), "leak=x") {
+			t.Fatalf("the control: the re-pointed link should run the forged script: %q, %v", out, err)
+		}
+	}, func(t *testing.T, conf attackConf) {
+		dir, _ := world(t)
+		testkit.WriteFiles(t, dir, "plan.json", shSteps("before=capsule:runner", "repoint=repoint.sh", "after=capsule:runner"))
+		r := runInode(t, conf, dir, env, "--capsule", "capsule.json", "plan.json")
+		if strings.Contains(r.stdout+r.stderr, githubToken) {
+			t.Errorf("the token leaked:\n%s\n%s", r.stdout, r.stderr)
+		}
+		if out, status := stepOut(t, r, "before"); status != "success" || !strings.Contains(out, "original") {
+			t.Errorf("before: %s %q; want the original script", status, out)
+		}
+		if out, status := stepOut(t, r, "repoint"); status != "success" || !strings.Contains(out, "repointed") {
+			t.Errorf("repoint: %s %q; the attack did not run", status, out)
+		}
+		if out, status := stepOut(t, r, "after"); status != "failed" || !strings.Contains(out, "not to the file they led to when the plan started") {
+			t.Errorf("after: %s %q; want the spawn refused", status, out)
+		}
+	})
+}

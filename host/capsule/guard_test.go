@@ -13,9 +13,9 @@ import (
 // TestSpawnGuard: a capsule that would run a file missing at plan start,
 // or one reached through a symbolic link in the working directory, is
 // refused, and so is a capsule that may spawn it; an argument naming no
-// file refuses only once it does; links outside the working directory and
-// inside the roost are followed, and a capsule whose files all exist is
-// spawned.
+// file refuses only once it does; links outside the working directory
+// and inside the roost are followed, and a capsule whose files all exist
+// is spawned — until a link outside is re-pointed to another file.
 func TestSpawnGuard(t *testing.T) {
 	work := t.TempDir()
 	other := t.TempDir()
@@ -52,6 +52,18 @@ func TestSpawnGuard(t *testing.T) {
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v; want %q", name, err, want)
 		}
+	}
+	// A link outside the working directory, re-pointed since the plan
+	// started: the file it led to then is pinned.
+	testkit.WriteFiles(t, other, "forged.sh", "")
+	if err := os.Remove(filepath.Join(other, "out.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("forged.sh", filepath.Join(other, "out.sh")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.spawnGuard("local/fine"); err == nil || !strings.Contains(err.Error(), "whose symbolic links lead to "+filepath.Join(other, "forged.sh")+" now") {
+		t.Errorf("local/fine after its link was re-pointed: %v", err)
 	}
 	// The argument appears after the plan started.
 	testkit.WriteFiles(t, work, "tools/arg.sh", "")

@@ -59,6 +59,11 @@ type runGuard struct {
 	// arg: an argument that named no file at plan start; only one that
 	// names one at spawn time refuses (an argument is often no file).
 	arg bool
+	// pinned: a file reached through symbolic links elsewhere (outside
+	// the working directory and the roost), and the file they led to at
+	// plan start; the spawn is refused when they lead elsewhere now.
+	pinned bool
+	file   os.FileInfo
 }
 
 // reachAtStart reads, beneath the roost, the manifest of every capsule
@@ -100,6 +105,8 @@ func (d *Launcher) reachAtStart() {
 			add(runPath(w, dir), what)
 			if strings.ContainsRune(w, '/') {
 				d.guard(absIn(dir, w), name, what, false)
+			} else if p, err := shell.Resolve(w, dir); err == nil {
+				d.pin(p, name, what) // the file on PATH, through its links
 			}
 		}
 		// arg is an argument naming a file from dir.
@@ -149,7 +156,35 @@ func (d *Launcher) guard(p, capsule, what string, arg bool) {
 	}
 	if link := d.linkOnTheWay(p); link != "" {
 		d.guards = append(d.guards, runGuard{RunFile: rf, link: link})
+		return
 	}
+	d.pin(p, capsule, what)
+}
+
+// pin records p, which exists, when it is reached through a symbolic link
+// outside the roost: the identity of the file it leads to now, which the
+// spawn checks again (spawnGuard).
+func (d *Launcher) pin(p, capsule, what string) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil || real == filepath.Clean(p) || d.inRoost(p) {
+		return
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return
+	}
+	d.guards = append(d.guards, runGuard{RunFile: RunFile{Path: p, Capsule: capsule, What: what}, pinned: true, file: fi})
+}
+
+// inRoost reports whether p lies in the roost, which is held read-only
+// whole (its links cannot be re-pointed).
+func (d *Launcher) inRoost(p string) bool {
+	for _, r := range []string{d.roost.Dir, d.roost.RealDir()} {
+		if rel, err := filepath.Rel(r, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // linkOnTheWay returns the first symbolic link on the way to p (which
@@ -229,6 +264,13 @@ func (d *Launcher) spawnGuard(name string) error {
 			of += " of " + quote(g.Capsule) + ", which it may spawn"
 		}
 		switch {
+		case g.pinned:
+			if fi, err := os.Stat(g.Path); err != nil || !os.SameFile(fi, g.file) {
+				now, _ := filepath.EvalSymlinks(g.Path)
+				return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s), whose symbolic links lead to %s now, "+
+					"not to the file they led to when the plan started; planc runs only what a capsule resolved to at plan start; "+
+					"point them back, or start the plan again", name, g.Path, of, orNothing(now))
+			}
 		case g.link != "":
 			real, _ := filepath.EvalSymlinks(g.Path)
 			return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s) through the symbolic link %s in the working directory, "+
@@ -247,6 +289,14 @@ func (d *Launcher) spawnGuard(name string) error {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// orNothing is p, or "nothing" when it is "".
+func orNothing(p string) string {
+	if p == "" {
+		return "nothing"
+	}
+	return p
+}
 
 // runPath is the file word runs as a first word resolved from dir, its
 // links followed; for a word with a slash that names nothing yet, its
