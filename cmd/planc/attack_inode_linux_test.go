@@ -39,24 +39,15 @@ func inodeWorld(t *testing.T) string {
 func runInode(t *testing.T, conf attackConf, dir string, env []string, args ...string) runOut {
 	t.Helper()
 	cmd := plancCmd(t, dir, args...)
-	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+conf.lock), env...)
-	done := func() {}
-	if conf.nonRoot {
-		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
-			if err == nil {
-				os.Lchown(p, 65534, 65534)
-			}
-			return nil
-		})
-		own, err := shell.OwnCgroupDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fd int
-		_, fd, done = delegatedCgroup(t, own)
-		asNobody(cmd)
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
-	}
+	return runAs(t, conf, cmd, env)
+}
+
+// runAs runs cmd (a planc command in cmd.Dir) as conf says, as runInode
+// does: for a non-root conf, as nobody in a delegated cgroup, owning
+// cmd.Dir first.
+func runAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) runOut {
+	t.Helper()
+	done := prepareAs(t, conf, cmd, env)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -66,9 +57,67 @@ func runInode(t *testing.T, conf attackConf, dir string, env []string, args ...s
 		if conf.nonRoot {
 			t.Skipf("this kernel gives an unprivileged planc no protection: %s", r.stderr)
 		}
-		t.Fatalf("protection is off for root: %s", r.stderr)
+		if os.Geteuid() == 0 {
+			t.Fatalf("protection is off for root: %s", r.stderr)
+		}
 	}
 	return r
+}
+
+// prepareAs makes cmd run as conf says, with env added to its
+// environment: for a non-root conf, as nobody in a delegated cgroup,
+// owning cmd.Dir first. done, once cmd has ended, removes the cgroup.
+func prepareAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) (done func()) {
+	t.Helper()
+	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+conf.lock), env...)
+	if !conf.nonRoot {
+		return func() {}
+	}
+	chownNobody(cmd.Dir)
+	own, err := shell.OwnCgroupDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fd, done := delegatedCgroup(t, own)
+	asNobody(cmd)
+	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
+	return done
+}
+
+// chownNobody gives dir and everything under it to uid 65534, which an
+// unprivileged planc runs as: what planc's user owns it could change but
+// for the protection.
+func chownNobody(dir string) {
+	filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err == nil {
+			os.Lchown(p, 65534, 65534)
+		}
+		return nil
+	})
+}
+
+// asUsers runs f as root (or as the test's own user, when it is not
+// root) and, when the test runs as root on a machine with cgroup v2
+// scopes, as uid 65534 in a delegated cgroup: every attack class is
+// tried both ways. The lock is the default one; attackConfs adds the
+// caps lock for the attacks on the kernel's protection itself.
+func asUsers(t *testing.T, f func(t *testing.T, conf attackConf)) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Run("self", func(t *testing.T) { f(t, attackConf{name: "self"}) })
+		return
+	}
+	t.Run("root", func(t *testing.T) { f(t, attackConf{name: "root"}) })
+	t.Run("nonroot", func(t *testing.T) {
+		testkit.NeedScope(t)
+		f(t, attackConf{name: "nonroot", nonRoot: true})
+	})
+}
+
+// nobodyDir is a temporary directory that uid 65534 can reach.
+func nobodyDir(t *testing.T) string {
+	t.Helper()
+	return inodeWorld(t)
 }
 
 // stepOut returns the output of step id in r's report, and its status.
@@ -457,6 +506,146 @@ func TestAttackPlantedCapsule(t *testing.T) {
 		rl := later(t, dir)
 		if rl.code != 2 || strings.Contains(rl.stdout, "pwned") || !strings.Contains(rl.stderr, `is not trusted`) || !strings.Contains(rl.stderr, `planc trust .planc/capsule.json`) {
 			t.Errorf("a later run under the planted manifest: exit %d\n%s\n%s", rl.code, rl.stdout, rl.stderr)
+		}
+	})
+}
+
+// subCapsuleLateWorld is subCapsuleWorld where what the sub-capsules run
+// is not there as a file when the parent's plan starts: missing (how ==
+// "missing") or a symbolic link in the working directory to a file
+// elsewhere in it (how == "link"). The parent's plan may write it, or
+// re-point the link, before it spawns them.
+func subCapsuleLateWorld(t *testing.T, how string) string {
+	dir := subCapsuleWorld(t)
+	for _, f := range []string{"deploy.sh", "run.sh", "server.sh"} {
+		p := filepath.Join(dir, "tools", f)
+		switch how {
+		case "missing":
+			os.Remove(p)
+		case "link":
+			real := filepath.Join(dir, "real", f)
+			os.MkdirAll(filepath.Dir(real), 0o755)
+			if err := os.Rename(p, real); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../real/"+f, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	testkit.WriteFiles(t, dir, "repoint.sh", `mkdir -p forged && for f in deploy.sh run.sh server.sh; do printf '#!/bin/sh\necho "leak=$DEPLOY_TOKEN$GITHUB_TOKEN" | tee leak.txt\n' > forged/$f; chmod +x forged/$f; ln -sfn ../forged/$f tools/$f; done
+echo repointed
+`)
+	return dir
+}
+
+// TestAttackSubCapsuleLateFiles: what a sub-capsule would run is missing
+// when the parent's plan starts (the kernel can hold only what exists),
+// or reached through a symbolic link in the working directory (the
+// kernel holds the file it leads to, not the link). The parent's plan
+// writes the missing files — by a script no refusal reads, and by
+// write-file — or re-points the links, then spawns the sub-capsules:
+// each spawn is refused, saying why, and neither token appears. The
+// controls: the files forged before the run leak both tokens
+// (TestAttackSubCapsuleHijack's control), and re-pointing the links makes
+// the paths the sub-capsules run lead to the forged files.
+func TestAttackSubCapsuleLateFiles(t *testing.T) {
+	env := []string{"DEPLOY_TOKEN=" + deployToken, "GITHUB_TOKEN=" + githubToken}
+	capsules := []string{"d=capsule:deployer", "r=capsule:runner", "m=capsule:mcp"}
+	forEachConf(t, func(t *testing.T) {
+		dir := subCapsuleLateWorld(t, "link")
+		if out, err := exec.Command("sh", "-c", "cd "+dir+" && sh repoint.sh && sh tools/run.sh").CombinedOutput(); err != nil || !strings.Contains(string(out), "leak=") {
+			t.Fatalf("the control: the re-pointed link should run the forged file: %q, %v", out, err)
+		}
+	}, func(t *testing.T, conf attackConf) {
+		cases := []struct {
+			name, how string
+			steps     []string
+			why       string
+		}{
+			{"missing/shell", "missing", []string{"forge=forge.sh"}, "which did not exist when the plan started"},
+			{"missing/tool", "missing", []string{"w1=tool:tools/deploy.sh:#!/bin/sh\necho leak=$DEPLOY_TOKEN\n", "w2=tool:tools/run.sh:echo leak=$GITHUB_TOKEN\n",
+				"w3=tool:tools/server.sh:echo leak=$GITHUB_TOKEN > leak.txt\n"}, "which did not exist when the plan started"},
+			{"missing/untouched", "missing", nil, "which did not exist when the plan started"},
+			{"link/repoint", "link", []string{"repoint=repoint.sh"}, "through the symbolic link"},
+			{"link/untouched", "link", nil, "through the symbolic link"},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				dir := subCapsuleLateWorld(t, c.how)
+				testkit.WriteFiles(t, dir, "plan.json", shSteps(append(c.steps, capsules...)...))
+				r := runInode(t, conf, dir, env, "--capsule", "capsule.json", "plan.json")
+				b, _ := os.ReadFile(filepath.Join(dir, "leak.txt"))
+				if all := r.stdout + r.stderr + string(b); strings.Contains(all, deployToken) || strings.Contains(all, githubToken) {
+					t.Errorf("a token leaked:\n%s\n%s\n%s", r.stdout, r.stderr, b)
+				}
+				for _, id := range []string{"d", "r", "m"} {
+					out, status := stepOut(t, r, id)
+					if c.name == "missing/untouched" && id != "d" {
+						// An argument that names no file (sh's script)
+						// refuses only once it does: here sh finds none.
+						if status != "failed" || !strings.Contains(out, "No such file") {
+							t.Errorf("step %s: %s %q; want it failed, its script missing", id, status, out)
+						}
+						continue
+					}
+					if status != "failed" || !strings.Contains(out, "the roost refuses to spawn capsule") || !strings.Contains(out, c.why) {
+						t.Errorf("step %s: %s %q; want the spawn refused, %q", id, status, out, c.why)
+					}
+				}
+				for _, s := range r.report(t).Steps {
+					if s.StepID != "d" && s.StepID != "r" && s.StepID != "m" {
+						t.Logf("%s: %s %s", s.StepID, s.Status, deref(s.Output)+deref(s.Error))
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestAttackSubCapsuleOutsideLink: a sub-capsule's command runs a script
+// through a symbolic link outside the working directory, in a directory
+// planc's user may write; the parent's step re-points the link at a
+// forged script and spawns the sub-capsule: the spawn is refused (the
+// link no longer leads to the file it led to at plan start), and the
+// token does not leak. A spawn before the re-pointing runs the original.
+// The control: the re-pointed link runs the forged script.
+func TestAttackSubCapsuleOutsideLink(t *testing.T) {
+	world := func(t *testing.T) (dir, other string) {
+		dir, other = inodeWorld(t), inodeWorld(t)
+		testkit.WriteFiles(t, other, "real.sh", "echo original\n", "forged.sh", "echo leak=$GITHUB_TOKEN\n")
+		if err := os.Symlink("real.sh", filepath.Join(other, "run.sh")); err != nil {
+			t.Fatal(err)
+		}
+		testkit.WriteFiles(t, dir,
+			"roost/local/runner/capsule.json", `{"name": "local/runner", "capabilities": {"shell": {"env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}},
+				"entrypoint": {"command": ["sh", `+fmt.Sprintf("%q", filepath.Join(other, "run.sh"))+`]}}`,
+			"capsule.json", `{"name": "local/top", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}, "spawn": {"allow": ["local/runner"]}}}`,
+			"repoint.sh", "ln -sfn forged.sh "+filepath.Join(other, "run.sh")+" && echo repointed\n")
+		chownNobody(other)
+		return dir, other
+	}
+	env := []string{"GITHUB_TOKEN=" + githubToken}
+	forEachConf(t, func(t *testing.T) {
+		dir, other := world(t)
+		if out, err := exec.Command("sh", "-c", "cd "+dir+" && sh repoint.sh && GITHUB_TOKEN=x sh "+filepath.Join(other, "run.sh")).CombinedOutput(); err != nil || !strings.Contains(string(out), "leak=x") {
+			t.Fatalf("the control: the re-pointed link should run the forged script: %q, %v", out, err)
+		}
+	}, func(t *testing.T, conf attackConf) {
+		dir, _ := world(t)
+		testkit.WriteFiles(t, dir, "plan.json", shSteps("before=capsule:runner", "repoint=repoint.sh", "after=capsule:runner"))
+		r := runInode(t, conf, dir, env, "--capsule", "capsule.json", "plan.json")
+		if strings.Contains(r.stdout+r.stderr, githubToken) {
+			t.Errorf("the token leaked:\n%s\n%s", r.stdout, r.stderr)
+		}
+		if out, status := stepOut(t, r, "before"); status != "success" || !strings.Contains(out, "original") {
+			t.Errorf("before: %s %q; want the original script", status, out)
+		}
+		if out, status := stepOut(t, r, "repoint"); status != "success" || !strings.Contains(out, "repointed") {
+			t.Errorf("repoint: %s %q; the attack did not run", status, out)
+		}
+		if out, status := stepOut(t, r, "after"); status != "failed" || !strings.Contains(out, "not to the file they led to when the plan started") {
+			t.Errorf("after: %s %q; want the spawn refused", status, out)
 		}
 	})
 }

@@ -107,66 +107,69 @@ const raceWrites = 400
 // in either directory, and writes to the plain names do land.
 func TestAttackToolRace(t *testing.T) {
 	attackNeedScope(t)
-	dir := t.TempDir()
-	sess := filepath.Join(dir, "sess")
-	plans := filepath.Join(sess, "plans")
-	buildSwapper(t, dir)
-	// The swapper runs until the last write is done: every write races it.
-	steps := []string{
-		`{"id": "swap", "shell": ` + quoteJSON("./swapper "+plans) + `}`,
-		`{"id": "ready", "shell": "sh -c 'while [ ! -e started ]; do sleep 0.01; done'"}`,
-	}
-	var ids []string
-	for i := range raceWrites {
-		path := []string{"link", "d/secret", "p/plan-1.json"}[i%3]
-		id := fmt.Sprintf("w%d", i)
-		ids = append(ids, quoteJSON(id))
-		steps = append(steps, fmt.Sprintf(`{"id": %q, "tool": "write-file", "depends_on": ["ready"], "on_error": "continue", "input": {"path": %q, "content": "pwned"}}`, id, path))
-	}
-	steps = append(steps, `{"id": "stop", "tool": "write-file", "depends_on": [`+strings.Join(ids, ", ")+`], "input": {"path": "stop", "content": ""}}`)
-	attackFiles(t, dir,
-		"capsule.json", `{"name": "local/race",
-			"capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh", "./swapper"], "timeout": "2m"},
-				"filesystem": {"read_only": ["ro"]}},
-			"tools": {"builtin": ["write-file"]}}`,
-		"ro/secret", "secret\n",
-		"plan.json", `{"id": "race", "steps": [`+strings.Join(steps, ",\n")+`]}`)
-	planSrc, _ := os.ReadFile(filepath.Join(dir, "plan.json"))
+	asUsers(t, func(t *testing.T, conf attackConf) {
+		dir := nobodyDir(t)
+		sess := filepath.Join(dir, "sess")
+		plans := filepath.Join(sess, "plans")
+		buildSwapper(t, dir)
+		// The swapper runs until the last write is done: every write races it.
+		steps := []string{
+			`{"id": "swap", "shell": ` + quoteJSON("./swapper "+plans) + `}`,
+			`{"id": "ready", "shell": "sh -c 'while [ ! -e started ]; do sleep 0.01; done'"}`,
+		}
+		var ids []string
+		for i := range raceWrites {
+			path := []string{"link", "d/secret", "p/plan-1.json"}[i%3]
+			id := fmt.Sprintf("w%d", i)
+			ids = append(ids, quoteJSON(id))
+			steps = append(steps, fmt.Sprintf(`{"id": %q, "tool": "write-file", "depends_on": ["ready"], "on_error": "continue", "input": {"path": %q, "content": "pwned"}}`, id, path))
+		}
+		steps = append(steps, `{"id": "stop", "tool": "write-file", "depends_on": [`+strings.Join(ids, ", ")+`], "input": {"path": "stop", "content": ""}}`)
+		attackFiles(t, dir,
+			"capsule.json", `{"name": "local/race",
+				"capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh", "./swapper"], "timeout": "2m"},
+					"filesystem": {"read_only": ["ro"]}},
+				"tools": {"builtin": ["write-file"]}}`,
+			"ro/secret", "secret\n",
+			"plan.json", `{"id": "race", "steps": [`+strings.Join(steps, ",\n")+`]}`)
+		planSrc, _ := os.ReadFile(filepath.Join(dir, "plan.json"))
 
-	stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "--session", sess, "--max-parallel", "8", "plan.json")
-	if strings.Contains(stderr, "protection") {
-		t.Skipf("the kernel cannot protect steps here: %s", stderr)
-	}
-	got := attackSteps(t, stdout, stderr)
-	if code != 0 || got["swap"].Status != "success" || got["stop"].Status != "success" {
-		t.Fatalf("exit %d, swap %+v, stop %+v\nstderr:\n%s", code, got["swap"], got["stop"], stderr)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "ro", "secret")); err != nil || string(b) != "secret\n" {
-		t.Errorf("the read_only file was changed: %q %v", b, err)
-	}
-	if b, err := os.ReadFile(filepath.Join(plans, "plan-1.json")); err != nil || !bytes.Equal(b, planSrc) {
-		t.Errorf("the plan file was changed: %q %v", b, err)
-	}
-	for _, d := range []string{filepath.Join(dir, "ro"), plans} {
-		if ents, _ := os.ReadDir(d); len(ents) != 1 {
-			t.Errorf("%s holds %d files, want 1", d, len(ents))
+		r := runAs(t, conf, plancCmd(t, dir, "--capsule", "capsule.json", "--session", sess, "--max-parallel", "8", "plan.json"), nil)
+		stdout, stderr, code := r.stdout, r.stderr, r.code
+		if strings.Contains(stderr, "protection") {
+			t.Skipf("the kernel cannot protect steps here: %s", stderr)
 		}
-	}
-	wrote, refused := 0, 0
-	for i := range raceWrites {
-		switch s := got[fmt.Sprintf("w%d", i)]; s.Status {
-		case "success":
-			wrote++
-		case "failed":
-			refused++
-		default:
-			t.Errorf("w%d: %s", i, s.Status)
+		got := attackSteps(t, stdout, stderr)
+		if code != 0 || got["swap"].Status != "success" || got["stop"].Status != "success" {
+			t.Fatalf("exit %d, swap %+v, stop %+v\nstderr:\n%s", code, got["swap"], got["stop"], stderr)
 		}
-	}
-	t.Logf("%d writes landed on the plain names, %d were refused", wrote, refused)
-	if wrote == 0 {
-		t.Error("no write landed: the race test wrote nothing at all")
-	}
+		if b, err := os.ReadFile(filepath.Join(dir, "ro", "secret")); err != nil || string(b) != "secret\n" {
+			t.Errorf("the read_only file was changed: %q %v", b, err)
+		}
+		if b, err := os.ReadFile(filepath.Join(plans, "plan-1.json")); err != nil || !bytes.Equal(b, planSrc) {
+			t.Errorf("the plan file was changed: %q %v", b, err)
+		}
+		for _, d := range []string{filepath.Join(dir, "ro"), plans} {
+			if ents, _ := os.ReadDir(d); len(ents) != 1 {
+				t.Errorf("%s holds %d files, want 1", d, len(ents))
+			}
+		}
+		wrote, refused := 0, 0
+		for i := range raceWrites {
+			switch s := got[fmt.Sprintf("w%d", i)]; s.Status {
+			case "success":
+				wrote++
+			case "failed":
+				refused++
+			default:
+				t.Errorf("w%d: %s", i, s.Status)
+			}
+		}
+		t.Logf("%d writes landed on the plain names, %d were refused", wrote, refused)
+		if wrote == 0 {
+			t.Error("no write landed: the race test wrote nothing at all")
+		}
+	})
 }
 
 // swapperSrc is the step that races the writes: a program, so that it
@@ -245,48 +248,66 @@ func quoteJSON(s string) string {
 // or a directory above one renamed since planc started, with the
 // protected path; nothing protected changes, and a plain write lands.
 func TestAttackToolLinks(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	attackFiles(t, dir,
-		"capsule.json", `{"name": "local/links", "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["ro"]}},
-			"tools": {"builtin": ["write-file"]}}`,
-		"ro/secret", "secret\n", "out/v2/keep", "",
-		"plan.json", `{"id": "links", "steps": [
-			{"id": "sym", "tool": "write-file", "on_error": "continue", "input": {"path": "out/current/x.txt", "content": "x"}},
-			{"id": "hard", "tool": "write-file", "on_error": "continue", "input": {"path": "hard", "content": "pwned"}},
-			{"id": "plain", "tool": "write-file", "input": {"path": "out/v2/x.txt", "content": "x"}}
-		]}`)
-	if err := os.Symlink("v2", filepath.Join(dir, "out", "current")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(filepath.Join(dir, "ro", "secret"), filepath.Join(dir, "hard")); err != nil {
-		t.Fatal(err)
-	}
-	stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "plan.json")
-	if code != 0 {
-		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
-	}
-	got := attackSteps(t, stdout, stderr)
-	want := map[string]string{
-		"sym": `write-file: "out/current/x.txt" goes through a symbolic link ("out/current" is one); built-in tools follow no symbolic links, ` +
-			`so that no step can redirect a write: write to the path it resolves to, "` + dir + `/out/v2/x.txt"`,
-		"hard": `write-file: refused: "hard" (as opened, "` + dir + `/hard") is a hard link to a file under the protected path "` + dir + `/ro", ` +
-			`which no tool call may change; write elsewhere`,
-	}
-	for id, msg := range want {
-		if s := got[id]; s.Status != "failed" || derefOr(s.Error) != msg {
-			t.Errorf("%s: %s %s\nwant %s", id, s.Status, derefOr(s.Error), msg)
+	t.Run("control", func(t *testing.T) {
+		// The hard link is the read_only file: a write through it, where
+		// planc is not there to check, changes the protected bytes.
+		dir := t.TempDir()
+		attackFiles(t, dir, "ro/secret", "secret\n")
+		if err := os.Link(filepath.Join(dir, "ro", "secret"), filepath.Join(dir, "hard")); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if s := got["plain"]; s.Status != "success" {
-		t.Errorf("plain: %s %s", s.Status, derefOr(s.Error))
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "ro", "secret")); string(b) != "secret\n" {
-		t.Errorf("the read_only file was changed: %q", b)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "out", "v2", "x.txt")); err != nil {
-		t.Errorf("the plain write: %v", err)
-	}
+		if err := os.WriteFile(filepath.Join(dir, "hard"), []byte("pwned"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "ro", "secret")); string(b) != "pwned" {
+			t.Fatalf("the control: a write through the hard link should change ro/secret: %q", b)
+		}
+	})
+	asUsers(t, func(t *testing.T, conf attackConf) {
+		dir, err := filepath.EvalSymlinks(nobodyDir(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		attackFiles(t, dir,
+			"capsule.json", `{"name": "local/links", "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["ro"]}},
+				"tools": {"builtin": ["write-file"]}}`,
+			"ro/secret", "secret\n", "out/v2/keep", "",
+			"plan.json", `{"id": "links", "steps": [
+				{"id": "sym", "tool": "write-file", "on_error": "continue", "input": {"path": "out/current/x.txt", "content": "x"}},
+				{"id": "hard", "tool": "write-file", "on_error": "continue", "input": {"path": "hard", "content": "pwned"}},
+				{"id": "plain", "tool": "write-file", "input": {"path": "out/v2/x.txt", "content": "x"}}
+			]}`)
+		if err := os.Symlink("v2", filepath.Join(dir, "out", "current")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Link(filepath.Join(dir, "ro", "secret"), filepath.Join(dir, "hard")); err != nil {
+			t.Fatal(err)
+		}
+		r := runInode(t, conf, dir, nil, "--capsule", "capsule.json", "plan.json")
+		stdout, stderr, code := r.stdout, r.stderr, r.code
+		if code != 0 {
+			t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+		}
+		got := attackSteps(t, stdout, stderr)
+		want := map[string]string{
+			"sym": `write-file: "out/current/x.txt" goes through a symbolic link ("out/current" is one); built-in tools follow no symbolic links, ` +
+				`so that no step can redirect a write: write to the path it resolves to, "` + dir + `/out/v2/x.txt"`,
+			"hard": `write-file: refused: "hard" (as opened, "` + dir + `/hard") is a hard link to a file under the protected path "` + dir + `/ro", ` +
+				`which no tool call may change; write elsewhere`,
+		}
+		for id, msg := range want {
+			if s := got[id]; s.Status != "failed" || derefOr(s.Error) != msg {
+				t.Errorf("%s: %s %s\nwant %s", id, s.Status, derefOr(s.Error), msg)
+			}
+		}
+		if s := got["plain"]; s.Status != "success" {
+			t.Errorf("plain: %s %s", s.Status, derefOr(s.Error))
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "ro", "secret")); string(b) != "secret\n" {
+			t.Errorf("the read_only file was changed: %q", b)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out", "v2", "x.txt")); err != nil {
+			t.Errorf("the plain write: %v", err)
+		}
+	})
 }

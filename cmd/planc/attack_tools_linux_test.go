@@ -172,9 +172,15 @@ func filepathWalkChown(dir string) {
 func TestToolCallEndsOnCancel(t *testing.T) {
 	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
+	asUsers(t, func(t *testing.T, conf attackConf) { toolCallEndsOnCancel(t, conf, bin) })
+}
+
+// toolCallEndsOnCancel is TestToolCallEndsOnCancel with planc run as
+// conf says.
+func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			dir := t.TempDir()
+			dir := nobodyDir(t)
 			fifo := filepath.Join(dir, "fifo")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
@@ -187,6 +193,8 @@ func TestToolCallEndsOnCancel(t *testing.T) {
 			// after a generous bound, which fails the test.
 			cmd := exec.Command(plancBin(t), "run", "--capsule", "capsule.json", "plan.json")
 			cmd.Dir = dir
+			done := prepareAs(t, conf, cmd, nil)
+			defer done()
 			var so, se strings.Builder
 			cmd.Stdout, cmd.Stderr = &so, &se
 			if err := cmd.Start(); err != nil {

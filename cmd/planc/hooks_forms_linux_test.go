@@ -68,22 +68,23 @@ func TestRunShellHookForms(t *testing.T) {
 		return `{"id": "forms", "steps": [` + strings.Join(steps, ",\n") + `]}`
 	}()
 	allow := `["env", "bash", "sh", "setpriv", "prlimit", "setarch", "unshare", "strace", "script", "su", "runuser"]`
-	for _, hooked := range []bool{true, false} {
-		name := "control"
-		hooks := `[]`
-		if hooked {
-			name = "hooked"
-			hooks = `[{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}]`
-		}
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
+	// The control runs as root; the hooked plan as root and as uid 65534
+	// in a delegated cgroup.
+	run := func(t *testing.T, conf attackConf, hooked bool) {
+		{
+			hooks := `[]`
+			if hooked {
+				hooks = `[{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}]`
+			}
+			dir := nobodyDir(t)
 			files := []string{"capsule.json", `{"name": "local/hooked", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ` + allow + `}}, "hooks": ` + hooks + `}`,
 				"plan.json", plan}
 			for _, id := range ids {
 				files = append(files, "f/"+id, "keep\n")
 			}
 			attackFiles(t, dir, files...)
-			stdout, stderr, code := attackRun(t, dir, "--capsule", "capsule.json", "--session", filepath.Join(dir, "sess"), "plan.json")
+			r := runAs(t, conf, plancCmd(t, dir, "--capsule", "capsule.json", "--session", filepath.Join(dir, "sess"), "plan.json"), nil)
+			stdout, stderr, code := r.stdout, r.stderr, r.code
 			got := attackSteps(t, stdout, stderr)
 			if code != 0 {
 				t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
@@ -111,6 +112,8 @@ func TestRunShellHookForms(t *testing.T) {
 					}
 				}
 			}
-		})
+		}
 	}
+	t.Run("control", func(t *testing.T) { run(t, attackConf{name: "control"}, false) })
+	asUsers(t, func(t *testing.T, conf attackConf) { run(t, conf, true) })
 }

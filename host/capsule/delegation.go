@@ -55,6 +55,13 @@ type Launcher struct {
 	// child, whose own steps and command keep it read-only.
 	Protect []string
 
+	// What the capsules the plan may spawn would run, read at plan start
+	// (reachAtStart): the files, which capsule may spawn which, and the
+	// files the kernel cannot hold (spawnGuard).
+	runFiles []RunFile
+	spawns   map[string][]string
+	guards   []runGuard
+
 	mu    sync.Mutex
 	ended []endedDelegation // ended by the cancel, in the order they ended
 }
@@ -75,11 +82,13 @@ func NewLauncher(task *session.Task, m *ast.Manifest, roost string) *Launcher {
 	}
 	depth, _ := strconv.Atoi(os.Getenv(EnvDelegationDepth))
 	r, err := Open(roost)
-	return &Launcher{
+	d := &Launcher{
 		task: task, roost: r, roostWas: err == nil,
 		from: m.Name, allow: ast.Names(m.Capabilities.SpawnAllow),
 		depth: max(depth, 0), grace: Grace(),
 	}
+	d.reachAtStart()
+	return d
 }
 
 // Close releases the roost's descriptor; a nil Launcher has none.
@@ -155,6 +164,9 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	}
 	rc, err := d.roost.Resolve(c.Step.Target, d.from, d.allow)
 	if err != nil {
+		return "", err
+	}
+	if err := d.spawnGuard(rc.Name); err != nil {
 		return "", err
 	}
 	if d.depth >= MaxDelegationDepth {

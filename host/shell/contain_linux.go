@@ -1,10 +1,8 @@
 package shell
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 )
 
 // Contain makes cmd, which must not have been started, run as a protected
@@ -33,10 +31,8 @@ func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 	if len(protect) == 0 {
 		return c, nil
 	}
-	for _, p := range protect {
-		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("protected path %q is not absolute", p)
-		}
+	if err := (shimConfig{ro: protect, cgroup: "/", file: cmd.Path}).check(); err != nil {
+		return nil, err
 	}
 	m := protection("")
 	if m.lock == "" {
@@ -52,9 +48,11 @@ func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 	if c.report, c.reportW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
-	args := append(shimArgs("", m.lock, protect), "-cgroup", dir, "-report", "--", cmd.Path)
-	cmd.Args = append(args, cmd.Args...)
-	cmd.Path = args[0]
+	if err := (shimConfig{lock: m.lock, ro: protect, cgroup: dir, report: true}).wrap(cmd, ""); err != nil {
+		c.report.Close()
+		c.reportW.Close()
+		return nil, err
+	}
 	cmd.SysProcAttr = m.attr(-1)
 	cmd.ExtraFiles = []*os.File{c.reportW}
 	return c, nil

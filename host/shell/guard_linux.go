@@ -93,9 +93,14 @@ func startGuard(dir string, ended bool) (*guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	exe := shimPath("")
+	args, err := shimConfig{mode: modeGuard, cgroup: dir}.args("")
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
 	cmd := &exec.Cmd{
-		Path: exe, Args: []string{exe, ShimCommand, "-cgroup", dir, "-guard"},
+		Path: args[0], Args: args,
 		Dir:         "/",
 		ExtraFiles:  []*os.File{r},
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},

@@ -83,14 +83,24 @@ func (ps *processSys) stop(p *Process) error {
 // kernel's protection, it is StartProcess.
 func (s *Scope) StartServer(cmd *exec.Cmd, kind string) (*Process, error) {
 	protect := cleanProtect(inherited())
+	// The same checks as a step's shim (Run): a protected path that is
+	// not absolute is refused, before anything starts.
+	if err := (shimConfig{ro: protect, cgroup: s.sys.dir, file: cmd.Path}).check(); err != nil {
+		return nil, err
+	}
 	m := s.mode()
 	if len(protect) == 0 || m.lock == "" {
 		return s.StartProcess(cmd, kind)
 	}
-	return s.startInLeaf(cmd, kind, func(l *leaf) {
-		args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", l.dir, "--", cmd.Path)
-		cmd.Args = append(args, cmd.Args...)
-		cmd.Path = args[0]
+	sc := shimConfig{lock: m.lock, ro: protect}
+	var werr error
+	p, err := s.startInLeaf(cmd, kind, func(l *leaf) {
+		sc.cgroup = l.dir
+		werr = sc.wrap(cmd, s.Shim)
 		cmd.SysProcAttr = m.attr(l.fd)
 	})
+	if werr != nil {
+		return nil, werr
+	}
+	return p, err
 }

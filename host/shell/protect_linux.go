@@ -78,7 +78,10 @@ func probe(shim string, m protectMode) error {
 	if err != nil {
 		return err
 	}
-	args := []string{shimPath(shim), ShimCommand, "-lock", m.lock, "-ro", os.TempDir(), "-cgroup", dir, "-report", "-probe"}
+	args, err := shimConfig{mode: modeProbe, lock: m.lock, ro: []string{os.TempDir()}, cgroup: dir, report: true}.args(shim)
+	if err != nil {
+		return err
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err

@@ -80,6 +80,11 @@ func OpenScope(name string) (*Scope, error) {
 	if err := checkDelegated(dir); err != nil {
 		return nil, err
 	}
+	// Whether the kernel lets this process protect steps is learnt once,
+	// by starting the shim (protection): begin now, beside the sweep and
+	// the guardian's start, so that the first protected step does not
+	// wait for it in turn.
+	go protection("")
 	// Steps (and the guardian) get standard input, output and error only:
 	// no descriptor this process inherited without close-on-exec may
 	// reach them.
@@ -178,10 +183,9 @@ func (s *Scope) Close() (err error) {
 // directly otherwise.
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 	protect := cleanProtect(append(inherited(), sp.Protect...))
-	for _, p := range protect {
-		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("protected path %q is not absolute", p)
-		}
+	// The shim's own checks, before anything starts.
+	if err := (shimConfig{ro: protect, cgroup: s.sys.dir, file: path}).check(); err != nil {
+		return nil, err
 	}
 	if len(protect) > 0 && s.mode().lock == "" {
 		protect = nil
@@ -267,20 +271,14 @@ func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
 		return err
 	}
 	l.report, l.reportW = r, w
-	args := append(shimArgs(s.Shim, s.mode().lock, protect), "-cgroup", l.dir, "-report", "--", cmd.Path)
-	cmd.Args = append(args, cmd.Args...)
-	cmd.Path = args[0]
+	if err := (shimConfig{lock: s.mode().lock, ro: protect, cgroup: l.dir, report: true}).wrap(cmd, s.Shim); err != nil {
+		r.Close()
+		w.Close()
+		l.report, l.reportW = nil, nil
+		return err
+	}
 	cmd.ExtraFiles = []*os.File{w}
 	return nil
-}
-
-// shimArgs returns the shim's command line up to its cgroup and mode.
-func shimArgs(shim, lock string, protect []string) []string {
-	args := []string{shimPath(shim), ShimCommand, "-lock", lock}
-	for _, p := range protect {
-		args = append(args, "-ro", p)
-	}
-	return args
 }
 
 // leaf is one step's leaf cgroup, and how to wait for its main process.

@@ -108,6 +108,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 
 	"golang.org/x/sys/unix"
@@ -122,18 +123,78 @@ const (
 // fdReport is the shim's report pipe, or the spawner's socket.
 const fdReport = 3
 
-// shimConfig is the shim's parsed command line.
+// shimMode is what a shim is started to do.
+type shimMode int
+
+const (
+	// modeStep runs one command, the one after "--".
+	modeStep shimMode = iota
+	// modeSpawn serves as the scope's spawner of protected steps on its
+	// socket, fd 3 (-spawn).
+	modeSpawn
+	// modeProbe sets everything up and exits, to learn whether this
+	// kernel and this user allow it (-probe).
+	modeProbe
+	// modeGuard is the scope's guardian (guard_linux.go): fd 3 is its
+	// lifeline (-guard).
+	modeGuard
+)
+
+// modeFlags are the flags that end the command line of each mode but
+// modeStep.
+var modeFlags = map[shimMode]string{modeSpawn: "-spawn", modeProbe: "-probe", modeGuard: "-guard"}
+
+// shimConfig is the shim's command line: what planc builds (args) and
+// what the shim parses (parseShim), one type both ways, so that the two
+// cannot drift.
 type shimConfig struct {
+	mode   shimMode
 	lock   string
 	ro     []string
 	cgroup string // the cgroup the shim starts in: the root of its view
 	move   string // the spawner's leaf, which it moves into
 	report bool   // fd 3 is the report pipe, or the spawner's socket
-	spawn  bool   // the spawner, not one step
-	probe  bool   // set up, then exit
-	guard  bool   // the scope's guardian (guard_linux.go): fd 3 is its lifeline
-	file   string
+	file   string // modeStep: the command to run, and its argv
 	argv   []string
+}
+
+// args returns the shim's command line, shim (planc itself when "") its
+// first word, after checking it as the shim will (check): every caller
+// gets the same checks.
+func (c shimConfig) args(shim string) ([]string, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	args := []string{shimPath(shim), ShimCommand}
+	if c.lock != "" {
+		args = append(args, "-lock", c.lock)
+	}
+	for _, p := range c.ro {
+		args = append(args, "-ro", p)
+	}
+	args = append(args, "-cgroup", c.cgroup)
+	if c.move != "" {
+		args = append(args, "-move", c.move)
+	}
+	if c.report {
+		args = append(args, "-report")
+	}
+	if c.mode == modeStep {
+		return append(append(args, "--", c.file), c.argv...), nil
+	}
+	return append(args, modeFlags[c.mode]), nil
+}
+
+// wrap makes cmd run through the shim c describes (c.file and c.argv are
+// cmd's): its Path and Args become the shim's.
+func (c shimConfig) wrap(cmd *exec.Cmd, shim string) error {
+	c.mode, c.file, c.argv = modeStep, cmd.Path, cmd.Args
+	args, err := c.args(shim)
+	if err != nil {
+		return err
+	}
+	cmd.Path, cmd.Args = args[0], args
+	return nil
 }
 
 // parseShim parses the arguments after __shim.
@@ -146,13 +207,17 @@ func parseShim(args []string) (shimConfig, error) {
 			if len(args) < 3 {
 				return c, errors.New("no command after --")
 			}
-			c.file, c.argv = args[1], args[2:]
+			c.mode, c.file, c.argv = modeStep, args[1], args[2:]
 			return c, c.check()
 		case a == "-report":
 			c.report = true
 			args = args[1:]
-		case (a == "-spawn" || a == "-probe" || a == "-guard") && len(args) == 1:
-			c.spawn, c.probe, c.guard = a == "-spawn", a == "-probe", a == "-guard"
+		case len(args) == 1 && (a == "-spawn" || a == "-probe" || a == "-guard"):
+			for m, f := range modeFlags {
+				if f == a {
+					c.mode = m
+				}
+			}
 			return c, c.check()
 		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup" || a == "-move"):
 			switch a {
@@ -173,13 +238,20 @@ func parseShim(args []string) (shimConfig, error) {
 	return c, errors.New("no command after --")
 }
 
-// check reports what the command line lacks.
+// check reports what the command line lacks, or holds wrongly.
 func (c shimConfig) check() error {
 	switch {
 	case c.cgroup == "":
 		return errors.New("-cgroup is required")
-	case c.spawn && !c.report:
+	case c.mode == modeSpawn && !c.report:
 		return errors.New("the spawner needs its socket on fd 3 (-report)")
+	case c.mode == modeStep && c.file == "":
+		return errors.New("no command after --")
+	}
+	for _, p := range c.ro {
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("protected path %q is not absolute", p)
+		}
 	}
 	return nil
 }
@@ -207,7 +279,7 @@ func ShimMain(args []string) int {
 		switch {
 		case report == 2:
 			msg = "planc " + ShimCommand + ": " + msg + "\n"
-		case c.spawn: // the socket carries replies
+		case c.mode == modeSpawn: // the socket carries replies
 			msg = string(appendReply(nil, spawnReply{Kind: replyFailed, Err: msg}))
 		}
 		unix.Write(report, []byte(msg))
@@ -216,7 +288,7 @@ func ShimMain(args []string) int {
 	if err != nil {
 		return say(err.Error())
 	}
-	if c.guard {
+	if c.mode == modeGuard {
 		return serveGuard(c)
 	}
 	// As process 1 of its PID namespace the shim gets only the signals it
@@ -225,13 +297,13 @@ func ShimMain(args []string) int {
 	// signal a step sends, ends it and with it every step.
 	signal.Notify(make(chan os.Signal, 1))
 	runtime.LockOSThread() // the thread that is restricted is the one that starts the steps
-	if c.spawn {
+	if c.mode == modeSpawn {
 		return serveSpawner(c)
 	}
 	if err := shimSetUp(c); err != nil {
 		return say("protecting the step's read-only paths: " + err.Error())
 	}
-	if c.probe {
+	if c.mode == modeProbe {
 		return 0
 	}
 	return runOne(c, say)

@@ -150,7 +150,14 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
 	}
 	m := s.mode()
-	args := append(shimArgs(s.Shim, m.lock, protect), "-cgroup", s.sys.dir, "-move", l.dir, "-report", "-spawn")
+	args, err := shimConfig{mode: modeSpawn, lock: m.lock, ro: protect, cgroup: s.sys.dir, move: l.dir, report: true}.args(s.Shim)
+	if err != nil {
+		theirs.Close()
+		unix.Close(fds[0])
+		unix.Close(scopeFD)
+		l.finish()
+		return nil, err
+	}
 	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}, SysProcAttr: m.attr(scopeFD)}
 	err = cmd.Start()
 	theirs.Close()
