@@ -125,11 +125,10 @@ func str(v any) string {
 // waitSession returns the one session directory under dir once it exists.
 func waitSession(t *testing.T, dir string) string {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if s, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*")); len(s) == 1 {
-			return s[0]
-		}
-	}
-	t.Fatal("no session was made")
-	return ""
+	var s []string
+	testkit.Eventually(t, 0, "a session under "+dir, func() bool {
+		s, _ = filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*"))
+		return len(s) == 1
+	})
+	return s[0]
 }
