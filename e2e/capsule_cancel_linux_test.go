@@ -141,7 +141,7 @@ func TestCapsuleCancel(t *testing.T) {
 		t.Errorf("delegation lines: %v", ev)
 	}
 	for _, m := range []string{"sleep 300.11", "sleep 300.22", "--roost " + filepath.Join(dir, "roost")} {
-		if left := testkit.StillRunning(m, 2*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 0); len(left) > 0 {
 			t.Errorf("%s left running: %v", m, left)
 		}
 	}
@@ -175,7 +175,7 @@ func TestCapsuleSpawnerKilled(t *testing.T) {
 	// The sub-capsules and their commands go on their own.
 	testkit.StillRunning("--roost "+roost, 10*time.Second)
 	for _, m := range []string{"--roost " + roost, "sleep 301.11", "sleep 301.22"} {
-		if left := testkit.StillRunning(m, 2*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 0); len(left) > 0 {
 			t.Errorf("%s still running: %v", m, left)
 		}
 	}
@@ -222,7 +222,7 @@ func TestCapsuleCancelAtStart(t *testing.T) {
 		"plan.json", `{"id": "start", "steps": [{"id": "polite", "capsule": "polite", "input": "wait"}]}`)
 	testkit.WriteRoost(t, dir, testkit.CancelCapsules("302.31", "302.32")...)
 	t.Cleanup(func() { // after the subtests
-		if left := testkit.StillRunning("sleep 302.31", 5*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning("sleep 302.31", 0); len(left) > 0 {
 			t.Errorf("left running: %v", left)
 		}
 	})

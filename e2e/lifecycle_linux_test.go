@@ -245,7 +245,7 @@ func (w *lifeWorld) run(t *testing.T, killer string) {
 	if _, err := os.Stat(scope); !os.IsNotExist(err) {
 		t.Errorf("the dead run's scope %s is still there after the next planc (%v)", scope, err)
 	}
-	if left := testkit.StillRunning(w.mark, time.Second); len(left) > 0 {
+	if left := testkit.StillRunning(w.mark, 0); len(left) > 0 {
 		t.Errorf("processes of the dead run remain after the next planc: %v", cmdlines(left))
 	}
 }

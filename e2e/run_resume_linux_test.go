@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -136,7 +135,7 @@ func TestResumeAfterKill(t *testing.T) {
 	if d := cmp.Diff(want, stepAttempts(t, sess)); d != "" {
 		t.Errorf("plan_step lines (-want +got):\n%s", d)
 	}
-	if left := testkit.StillRunning(sleep, 5*time.Second); len(left) > 0 {
+	if left := testkit.StillRunning(sleep, 0); len(left) > 0 {
 		t.Errorf("the killed run's step still runs: %v", left)
 	}
 	if left := testkit.ScopesLeft(t, filepath.Base(sess)); len(left) > 0 {

@@ -82,7 +82,7 @@ func checkCanceled(t *testing.T, dir, sess string, markers ...string) {
 		t.Errorf("the trace ends %q, want %q", tail, wantTail)
 	}
 	for _, m := range append(markers, "--roost "+filepath.Join(dir, "roost")) {
-		if left := testkit.StillRunning(m, 3*time.Second); len(left) > 0 {
+		if left := testkit.StillRunning(m, 0); len(left) > 0 {
 			t.Errorf("%s left running: %v", m, left)
 		}
 	}
