@@ -39,15 +39,49 @@ var docCommands = map[string]string{
 	"planc trace graph":                  "TestDocsShown",
 	"planc trace graph --format mermaid": "TestDocsShown",
 	"planc trace html -o run.html":       "TestDocsShown",
+	// The built planc stands in for go run, as for docs/mcp.md's line.
+	"go run ./cmd/planc run examples/hello.json":    "TestReadmeQuickStart",
+	"planc graph plan.json | dot -Tsvg -o plan.svg": "TestDocsGraphDot",
+	"planc init":                          "TestDocsInitTrust",
+	"planc trust":                         "TestDocsInitTrust",
+	"planc trust sub/.planc/capsule.json": "TestDocsInitTrust",
 }
 
 // docCommandsNotRun are the command lines a page shows that no test can
 // run, and why.
 var docCommandsNotRun = map[string]string{
+	"go test -race ./...": "the test suite itself, which no test of it can run; .ci/run runs it as shown, once more under load",
 	"systemd-run --user --scope -p Delegate=yes planc run --capsule capsule.json plan.json": "needs a systemd user manager, which CI has not; the scope it makes is what NeedScope tests give planc",
 }
 
 var commandLineRE = regexp.MustCompile(`^\s*\$ (.+)$`)
+
+// indentedCommandRE is a concrete planc command in an indented block (no
+// prompt): a synopsis, with [flags] or a placeholder such as PLAN, and a
+// line of output ("planc check: …") are not commands.
+var indentedCommandRE = regexp.MustCompile(`^ {4}(planc (?:check|run|graph|init|trust|trace|tools|dump-ir|serve|version)(?: [^\[]*)?)$`)
+
+var placeholderRE = regexp.MustCompile(`\b[A-Z]{1,}\b`)
+
+// shownCommand returns the command line l shows, if any: a "$ " line in a
+// fenced or indented block, every line of a sh (bash, shell) block, or a
+// concrete planc command in an indented block; fence is the language of
+// the fenced block l lies in ("" outside one).
+func shownCommand(l string, fenced bool, fence string) (string, bool) {
+	if m := commandLineRE.FindStringSubmatch(l); m != nil {
+		return strings.TrimSpace(m[1]), true
+	}
+	switch {
+	case fenced && (fence == "sh" || fence == "bash" || fence == "shell"):
+		cmd := strings.TrimSpace(l)
+		return cmd, cmd != "" && !strings.HasPrefix(cmd, "#")
+	case !fenced:
+		if m := indentedCommandRE.FindStringSubmatch(l); m != nil && !placeholderRE.MatchString(m[1]) {
+			return strings.TrimSpace(m[1]), true
+		}
+	}
+	return "", false
+}
 
 // TestDocsCommandsRun: every command line of the README and docs/ is run
 // by a test that exists (or is listed as one no test can run), and every
@@ -72,12 +106,16 @@ func TestDocsCommandsRun(t *testing.T) {
 		if !isDoc(f.rel) {
 			continue
 		}
+		fenced, fence := false, ""
 		for n, l := range f.lines {
-			m := commandLineRE.FindStringSubmatch(l)
-			if m == nil {
+			if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") {
+				fenced, fence = !fenced, strings.TrimPrefix(t, "```")
 				continue
 			}
-			cmd := strings.TrimSpace(m[1])
+			cmd, ok := shownCommand(l, fenced, fence)
+			if !ok {
+				continue
+			}
 			shown[cmd] = true
 			if _, ok := docCommandsNotRun[cmd]; ok {
 				continue

@@ -180,18 +180,17 @@ func holdPlan(t *testing.T, s *stream, dir, id string) *os.File {
 		t.Fatal(err)
 	}
 	s.send(t, submit(id, heldPlan))
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err == nil {
-			t.Cleanup(func() { f.Close() })
-			return f
-		}
-		if !errors.Is(err, syscall.ENXIO) {
+	var f *os.File
+	testkit.Eventually(t, 0, "the plan's step to open the FIFO", func() bool {
+		var err error
+		f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil && !errors.Is(err, syscall.ENXIO) {
 			t.Fatal(err)
 		}
-	}
-	t.Fatal("the plan's step never opened the FIFO")
-	return nil
+		return err == nil
+	})
+	t.Cleanup(func() { f.Close() })
+	return f
 }
 
 // release lets the held step read text and finish.

@@ -6,8 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 	"github.com/planc/planc/vm/vmtest"
 )
@@ -51,16 +51,9 @@ func TestNoGoroutineOutlivesRun(t *testing.T) {
 	// Counting goroutines alone is fooled by the runtime's and the race
 	// detector's own, so the check looks for goroutines still inside the
 	// vm package (its dispatch code), waiting a bounded while for them.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := vmGoroutines()
-		if left == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("goroutines of the vm outlive Run (%d before, %d now):\n%s", before, runtime.NumGoroutine(), left)
-		}
-		time.Sleep(time.Millisecond)
+	var left string
+	if !testkit.Within(0, func() bool { left = vmGoroutines(); return left == "" }) {
+		t.Fatalf("goroutines of the vm outlive Run (%d before, %d now):\n%s", before, runtime.NumGoroutine(), left)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/testkit"
 )
 
 // The attack class "races against tool calls": a shell step swaps
@@ -29,12 +30,8 @@ func attackRun(t *testing.T, dir string, args ...string) (stdout, stderr string,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, plancBin(t), append([]string{"run"}, args...)...)
 	cmd.Dir = dir
-	// Two SIGINTs end a planc that hangs, its scope with it.
-	cmd.Cancel = func() error {
-		cmd.Process.Signal(os.Interrupt)
-		time.Sleep(100 * time.Millisecond)
-		return cmd.Process.Signal(os.Interrupt)
-	}
+	// SIGTERM and SIGINT end a planc that hangs, its scope with it.
+	cmd.Cancel = func() error { return testkit.StopPlanc(cmd.Process) }
 	cmd.WaitDelay = 10 * time.Second
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se

@@ -88,11 +88,18 @@ func runServe(e *env, c *command, args []string) int {
 	if capsule.path != "" {
 		m = capsule.m
 	}
+	// A project found from a subdirectory is served at its root (S34).
+	workDir := capsule.workDir("")
+	manifestDir, manifestPath := capsule.dir(), capsule.path
+	if workDir != "" {
+		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
 		Manifest:     m,
-		ManifestPath: capsule.path,
-		ManifestDir:  capsule.dir(),
+		ManifestPath: manifestPath,
+		ManifestDir:  manifestDir,
+		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

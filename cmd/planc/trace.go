@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -29,7 +28,9 @@ var traceCommand = &command{
 
 SESSION is a session directory, the trace.jsonl in one, or a session id
 under .planc/sessions (as planc trace list shows it); without it, the
-newest session under .planc/sessions of the current directory is read.
+newest session under .planc/sessions is read. The sessions are the
+project's: those of the current directory, or of the nearest parent
+holding a .planc/ (where planc run keeps them).
 
   steps   one row per step attempt of every plan in the trace: PLAN,
           STEP, ATTEMPT (- for a step settled without dispatch), STATUS
@@ -234,7 +235,7 @@ func tracePath(e *env, pos []string) (string, int, bool) {
 	if len(pos) == 1 {
 		arg := pos[0]
 		if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
-			byID := filepath.Join(session.DefaultSessionsDir, arg)
+			byID := filepath.Join(findTraceHome().dir, arg)
 			if fi, err := os.Stat(byID); err == nil && fi.IsDir() && filepath.Base(arg) == arg {
 				return byID, exitOK, true
 			}
@@ -243,11 +244,12 @@ func tracePath(e *env, pos []string) (string, int, bool) {
 		}
 		return arg, exitOK, true
 	}
-	if _, err := os.Stat(session.DefaultSessionsDir); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(e.stderr, "planc trace: no sessions: there is no %s in the current directory; planc run makes one there, or name a session directory elsewhere\n", session.DefaultSessionsDir)
+	home := findTraceHome()
+	if _, err := os.Stat(home.dir); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "planc trace: no sessions: there is no %s; planc run makes one at the project's root, or name a session directory elsewhere\n", home.where())
 		return "", exitUsage, false
 	}
-	latest, err := tracefile.Latest(session.DefaultSessionsDir)
+	latest, err := tracefile.Latest(home.dir)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
 		return "", exitUsage, false

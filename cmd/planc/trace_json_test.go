@@ -36,7 +36,7 @@ const wantListJSON = `{"session":"20250103T100000Z-c0ffee","dir":".planc/session
 func TestTraceList(t *testing.T) {
 	root := inTempDir(t, nil)
 	if got := run(t, "", "trace", "list"); got.Code != 0 || got.Stdout != "SESSION  PLAN  ID  OUTCOME  REDRIVES  STEPS  FAILED STEP\n" ||
-		got.Stderr != "planc trace: no sessions under .planc/sessions of the current directory\n" {
+		got.Stderr != "planc trace: no sessions under .planc/sessions in the current directory or a parent\n" {
 		t.Errorf("no sessions: %+v", got)
 	}
 	sessions := filepath.Join(root, ".planc", "sessions")

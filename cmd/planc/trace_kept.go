@@ -188,9 +188,10 @@ func traceReport(e *env, c *command, a traceArgs) int {
 // traceList implements planc trace list.
 func traceList(e *env, c *command, a traceArgs) int {
 	if len(a.pos) > 0 {
-		return e.usageError(c, "planc trace list takes no arguments: it lists the sessions under %s of the current directory", session.DefaultSessionsDir)
+		return e.usageError(c, "planc trace list takes no arguments: it lists the project's sessions, under %s of the current directory or the nearest parent holding a .planc/", session.DefaultSessionsDir)
 	}
-	list, err := tracefile.ListSessions(session.DefaultSessionsDir)
+	home := findTraceHome()
+	list, err := tracefile.ListSessions(home.dir)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return exitUsage
@@ -224,7 +225,7 @@ func traceList(e *env, c *command, a traceArgs) int {
 		return e.writeFailed(err)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(e.stderr, "planc trace: no sessions under %s of the current directory\n", session.DefaultSessionsDir)
+		fmt.Fprintf(e.stderr, "planc trace: no sessions under %s\n", home.where())
 	}
 	for _, s := range list {
 		traceNotes(e, s.Notes())

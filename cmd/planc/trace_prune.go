@@ -39,7 +39,7 @@ func parseAge(s string) (time.Duration, error) {
 // line per session removed.
 func tracePrune(e *env, c *command, a traceArgs) int {
 	if len(a.pos) > 0 {
-		return e.usageError(c, "planc trace prune takes no session: it prunes %s of the current directory", session.DefaultSessionsDir)
+		return e.usageError(c, "planc trace prune takes no session: it prunes the project's sessions, under %s of the current directory or the nearest parent holding a .planc/", session.DefaultSessionsDir)
 	}
 	if a.olderThan == "" {
 		return e.usageError(c, "planc trace prune needs --older-than D (7d, 36h): the age of the sessions to remove")
@@ -48,7 +48,7 @@ func tracePrune(e *env, c *command, a traceArgs) int {
 	if err != nil {
 		return e.usageError(c, "%v", err)
 	}
-	root := session.DefaultSessionsDir
+	root := findTraceHome().dir
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: no sessions to prune: %v\n", err)

@@ -235,7 +235,7 @@ func TestTraceUsage(t *testing.T) {
 		{"logs without a step", []string{"trace", "logs"}, "name the step: planc trace logs [SESSION] STEP"},
 		{"logs with three", []string{"trace", "logs", "a", "b", "c"}, "give a session and a step at most"},
 		{"two reports", []string{"trace", "report", "a", "b"}, "give at most one trace file or session directory"},
-		{"list with a path", []string{"trace", "list", "x"}, "planc trace list takes no arguments: it lists the sessions under .planc/sessions of the current directory"},
+		{"list with a path", []string{"trace", "list", "x"}, "planc trace list takes no arguments: it lists the project's sessions, under .planc/sessions of the current directory or the nearest parent holding a .planc/"},
 		{"logs without sessions", []string{"trace", "logs", "x"}, "no sessions"},
 		{"report without sessions", []string{"trace", "report"}, "no sessions"},
 		{"two paths", []string{"trace", "steps", "a", "b"}, "give at most one trace file or session directory"},
@@ -243,7 +243,7 @@ func TestTraceUsage(t *testing.T) {
 		{"missing path", []string{"trace", "show", "nope"}, "planc trace: no session at nope; name a session directory, its trace.jsonl, or a session id that planc trace list shows\n"},
 		{"missing path of logs", []string{"trace", "logs", "nope", "a"}, "planc trace: no session at nope; name a session directory"},
 		{"not a session", []string{"trace", "show", "not-a-session"}, "not-a-session is not a session directory"},
-		{"no sessions", []string{"trace", "steps"}, "planc trace: no sessions: there is no .planc/sessions in the current directory; planc run makes one there, or name a session directory elsewhere\n"},
+		{"no sessions", []string{"trace", "steps"}, "planc trace: no sessions: there is no .planc/sessions in the current directory or a parent; planc run makes one at the project's root, or name a session directory elsewhere\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -169,17 +169,10 @@ func TestRunChildParentEnded(t *testing.T) {
 	}
 }
 
-// waitFile waits up to a minute for the file at path to exist, and
+// waitFile waits (testkit.Patience) for the file at path to exist, and
 // reports whether it does.
 func waitFile(path string) bool {
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-	}
+	return testkit.Within(0, func() bool { _, err := os.Stat(path); return err == nil })
 }
 
 // TestRunChildCanceledWhileStarting: a cancel that lands while the
@@ -203,17 +196,17 @@ func TestRunChildCanceledWhileStarting(t *testing.T) {
 		returned := make(chan struct{})
 		go func() {
 			defer cancel()
-			for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-				if ok, early := shimLockedDown(marker); ok {
-					if early {
-						inWindow.Add(1)
-					}
-					break
+			// Polled every millisecond: the window between the shim's
+			// lock-down and its command is short.
+			if !testkit.WithinEvery(0, time.Millisecond, func() bool {
+				ok, early := shimLockedDown(marker)
+				if ok && early {
+					inWindow.Add(1)
 				}
-				if time.Now().After(deadline) {
-					t.Errorf("no shim for %q started", marker)
-					return
-				}
+				return ok
+			}) {
+				t.Errorf("no shim for %q started", marker)
+				return
 			}
 			cancel()
 			select {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // startSh starts `sh -c script` with start and returns the process and
@@ -35,13 +37,29 @@ func startSh(t *testing.T, start func(*exec.Cmd) (*Process, error), script strin
 	return p, strings.TrimSpace(line)
 }
 
-// gone waits up to 5 s for pid to be gone (or a zombie).
+// gone waits up to a minute for pid to be gone (or a zombie): on its
+// pidfd, which the kernel makes readable the moment the process exits.
+// (testkit.WaitExit does the same; this package's tests cannot import
+// testkit, which imports this package.)
 func gone(t *testing.T, pid string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil || strings.Contains(string(b), ") Z ") {
+	n, _ := strconv.Atoi(pid)
+	fd, err := unix.PidfdOpen(n, 0)
+	if err == unix.ESRCH {
+		return
+	}
+	if err != nil {
+		t.Fatalf("pidfd of %s: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(max(time.Until(deadline), 0).Milliseconds()))
+		if r > 0 {
 			return
+		}
+		if err != unix.EINTR {
+			break
 		}
 	}
 	t.Errorf("process %s is still running", pid)

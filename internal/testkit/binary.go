@@ -26,9 +26,22 @@ var (
 // it runs its tests through Main, which removes the binary at the end.
 func PlancBinary(t testing.TB) string {
 	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build planc with")
+	}
+	if err := BuildPlanc(); err != nil {
+		t.Fatal(err)
+	}
+	return binPath
+}
+
+// BuildPlanc builds the binary PlancBinary returns, once, for a TestMain
+// that builds it before any test runs; where there is no go command it
+// does nothing (PlancBinary then skips each test).
+func BuildPlanc() error {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no go command to build planc with")
+		return nil
 	}
 	buildOnce.Do(func() {
 		if binDir, buildErr = os.MkdirTemp("", "planc-test-bin-"); buildErr != nil {
@@ -43,10 +56,7 @@ func PlancBinary(t testing.TB) string {
 		}
 		binPath = bin
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return buildErr
 }
 
 // Main runs the tests and removes what PlancBinary built; its result is
@@ -55,7 +65,7 @@ func PlancBinary(t testing.TB) string {
 // __shim …`, as shell.Contain does for a capsule's command), Main runs the
 // shim instead of the tests.
 func Main(m *testing.M) int {
-	if len(os.Args) > 1 && os.Args[1] == shell.ShimCommand {
+	if Reexecuted() {
 		return shell.ShimMain(os.Args[2:])
 	}
 	// The trusted manifests' record is the tests' own, never the user's.
@@ -75,4 +85,11 @@ func Main(m *testing.M) int {
 		os.RemoveAll(trustDir)
 	}
 	return code
+}
+
+// Reexecuted reports whether this test binary was re-executed as
+// host/shell's shim, when Main runs the shim and no test: a TestMain
+// prepares its tests only when it was not.
+func Reexecuted() bool {
+	return len(os.Args) > 1 && os.Args[1] == shell.ShimCommand
 }

@@ -51,9 +51,9 @@ func Running(marker string) []string {
 	return found
 }
 
-// StillRunning returns Running(marker) once it is empty or wait has
-// passed: a process killed a moment ago may take the kernel a moment to
-// end.
+// StillRunning returns Running(marker) once it is empty or wait (Patience
+// when 0) has passed: a process killed a moment ago may take the kernel a
+// moment to end, many moments on a loaded machine.
 func StillRunning(marker string, wait time.Duration) []string {
 	var left []string
 	Within(wait, func() bool {

@@ -66,3 +66,19 @@ func (b *Buffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// WithinEvery is Within polling every pause, never slower: for a test
+// that must catch a short-lived state (a process between two steps of its
+// start-up) as soon as it comes.
+func WithinEvery(wait, pause time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(orPatience(wait))
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(pause)
+	}
+}

@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/planc/planc/internal/testkit"
+)
+
+// BenchmarkRun200True is issue 4's figure: planc run of 200 independent
+// `true` shell steps with --max-parallel 16, beside the same 200 processes
+// started 16 at a time by xargs. Run it with
+//
+//	go test ./e2e -run '^$' -bench Run200True -benchtime 20x
+func BenchmarkRun200True(b *testing.B) {
+	bin := plancBin(b)
+	dir := b.TempDir()
+	steps := make([]map[string]string, 200)
+	for i := range steps {
+		steps[i] = map[string]string{"id": fmt.Sprintf("t%d", i), "shell": "true"}
+	}
+	plan, _ := json.Marshal(map[string]any{"id": "t200", "steps": steps})
+	testkit.WriteFiles(b, dir, "plan.json", string(plan), "capsule.json",
+		`{"name": "local/perf", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["true"]}}}`)
+	b.Run("planc", func(b *testing.B) {
+		if err := exec.Command(bin, "run", "--capsule", dir+"/capsule.json", "--session", dir+"/s", dir+"/plan.json").Run(); err != nil {
+			b.Skipf("planc run: %v", err)
+		}
+		for b.Loop() {
+			cmd := exec.Command(bin, "run", "--quiet", "--max-parallel", "16", "--capsule", "capsule.json", "--session", "s", "plan.json")
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%.2000s", err, out)
+			}
+		}
+	})
+	b.Run("xargs", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("sh", "-c", "seq 200 | xargs -P 16 -n 1 true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/internal/testkit"
+)
+
+// startCancelServe starts planc serve with the test roost's capsules,
+// submits cancelPlan, and returns once both sub-capsules have started:
+// the connection, the session directory, and the call's outcome to come.
+// The test calls needScope first (before t.Parallel: the probes must not
+// race).
+func startCancelServe(t *testing.T, sleepPolite, sleepStubborn string) (*serveConn, string, string, context.CancelFunc, chan error) {
+	t.Helper()
+	dir := t.TempDir()
+	writeTestRoost(t, dir, sleepPolite, sleepStubborn)
+	c := startServe(t, dir, []string{"PLANC_CAPSULE_GRACE=500ms"}, "--capsule", "capsule.json", "--roost", "roost")
+	ctx, cancel := context.WithCancel(context.Background())
+	called := make(chan error, 1)
+	go func() {
+		_, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "submit-plan", Arguments: json.RawMessage(cancelPlan)})
+		called <- err
+	}()
+	var sess string
+	testkit.Within(0, func() bool {
+		if s := sessions(t, dir); len(s) == 1 {
+			sess = s[0]
+		}
+		return sess != ""
+	})
+	if sess == "" {
+		cancel()
+		t.Fatalf("no session; stderr:\n%s", c.stderr)
+	}
+	testkit.WaitStarted(t, sess, 2)
+	return c, dir, sess, cancel, called
+}
+
+// checkCanceled checks the trace of a plan cancelled while both
+// sub-capsules ran (docs/plans.md, "Cancel": its table and numbered list), and
+// that nothing of it is left running.
+func checkCanceled(t *testing.T, dir, sess string, markers ...string) {
+	t.Helper()
+	lines := testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
+	settled := map[string]string{}
+	var tail []string
+	for _, l := range lines {
+		switch e := str(l["event"]); e {
+		case "plan_step":
+			settled[str(l["step_id"])] = str(l["status"]) + ": " + str(l["error"])
+		case "task_canceled", "delegation", "task_end", "plan_end", "session_end":
+			f := strings.Join([]string{e, str(l["task_id"]), str(l["delegation_id"]), str(l["outcome"]), str(l["exit_status"])}, " ")
+			tail = append(tail, strings.Join(strings.Fields(f), " "))
+		}
+	}
+	want := map[string]string{
+		"polite":   "failed: " + capsuleEnded,
+		"stubborn": "failed: " + capsuleEnded,
+		"later":    "skipped: the task running this plan was cancelled before this step ran",
+	}
+	if !mapsEqual(settled, want) {
+		t.Errorf("steps settled %v, want %v", settled, want)
+	}
+	if len(tail) == 6 {
+		slices.Sort(tail[1:3])
+	}
+	wantTail := []string{"task_canceled plan-1", "delegation plan-1-polite-1 terminated", "delegation plan-1-stubborn-1 terminated", "task_end plan-1 canceled", "plan_end canceled", "session_end canceled"}
+	if !slices.Equal(tail, wantTail) {
+		t.Errorf("the trace ends %q, want %q", tail, wantTail)
+	}
+	for _, m := range append(markers, "--roost "+filepath.Join(dir, "roost")) {
+		if left := testkit.StillRunning(m, 0); len(left) > 0 {
+			t.Errorf("%s left running: %v", m, left)
+		}
+	}
+	if left := testkit.ScopesLeft(t, testkit.SessionID(t, sess)); len(left) > 0 {
+		t.Errorf("cgroups left behind: %v", left)
+	}
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestServeCancel: the client cancels the submit-plan call
+// (notifications/cancelled); planc cancels the plan as docs/plans.md,
+// "Cancel" says (S22, S30), keeps serving, and the next plan is plan-2 of the
+// same session.
+func TestServeCancel(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	c, dir, sess, cancel, called := startCancelServe(t, "320.11", "320.22")
+	cancel()
+	if err := <-called; err == nil {
+		t.Error("the cancelled call returned a result")
+	}
+	checkCanceled(t, dir, sess, "sleep 320.11", "sleep 320.22")
+	r := c.call(t, "submit-plan", `{"id": "next", "steps": [{"id": "n", "tool": "notes", "input": {"body": "after"}}]}`, nil)
+	if r.IsError || r.Meta["task_id"] != "plan-2" || r.Meta["session"] != sess {
+		t.Errorf("the next plan: %q, _meta %v", resultTexts(r), r.Meta)
+	}
+}
+
+// TestServeSignal: SIGTERM to planc serve while a plan runs cancels it
+// the same way, and planc exits 0 once it has wound down.
+func TestServeSignal(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	c, dir, sess, cancel, called := startCancelServe(t, "321.11", "321.22")
+	defer cancel()
+	c.cmd.Process.Signal(syscall.SIGTERM)
+	<-called // the connection closes, or the cancelled plan's result comes first
+
+	checkCanceled(t, dir, sess, "sleep 321.11", "sleep 321.22")
+}
+
+// TestServeClientGone: the client going away while a plan runs
+// (planc's standard input ends) cancels the plan the same way, and planc
+// exits 0 once it has wound down. The client here is raw JSON-RPC: the Go
+// SDK's client would not close the connection while a call is pending.
+func TestServeClientGone(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeTestRoost(t, dir, "322.11", "322.22")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, plancBin(t), "serve", "--mcp", "--capsule", "capsule.json", "--roost", "roost")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "PLANC_CAPSULE_GRACE=500ms")
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) } // winds the plan down
+	cmd.WaitDelay = 10 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so, se lockedBuffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+		"params": map[string]any{"name": "submit-plan", "arguments": json.RawMessage(cancelPlan)}})
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+string(call)+"\n")
+	var sess string
+	testkit.Within(0, func() bool {
+		if s := sessions(t, dir); len(s) == 1 {
+			sess = s[0]
+		}
+		return sess != ""
+	})
+	if sess == "" {
+		t.Fatalf("no session; stdout:\n%s\nstderr:\n%s", so.String(), se.String())
+	}
+	testkit.WaitStarted(t, sess, 2)
+	stdin.Close()
+	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
+		t.Errorf("planc serve: %v (%v); stderr:\n%s", err, ctx.Err(), se.String())
+	}
+	checkCanceled(t, dir, sess, "sleep 322.11", "sleep 322.22")
+	if !strings.HasPrefix(so.String(), `{"jsonrpc":"2.0","id":1,"result":{`) {
+		t.Errorf("stdout:\n%s", so.String())
+	}
+}
