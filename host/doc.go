@@ -16,6 +16,9 @@
 //
 // The rest lives in rooms of its own, each a package:
 //
+//   - host/capenv: the capsule's environment (manifest, built-in tool
+//     schemas, MCP tools once listed), which every caller builds with
+//     capenv.New and Run, the redrive and a sub-capsule check plans in.
 //   - host/session: the session directory (session.json, the plan files
 //     and their locks, trace.jsonl and its writer, every attempt's whole
 //     output under outputs/ with its output index, the kept reports,

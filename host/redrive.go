@@ -9,7 +9,6 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/tracefile"
@@ -72,11 +71,8 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	if err := rec.VerifyPlan(src); err != nil {
 		return nil, nil, &RefusedError{Msg: "the plan is refused: " + err.Error()}
 	}
-	// Checked as a first run is: the built-in tools' inputs too, and the
-	// fixes name the manifest.
-	caps := check.CapabilitiesOf(r.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest, caps.Embedded = r.cfg.ManifestPath, r.cfg.Manifest == nil
-	plan, ds := check.Load(src, caps)
+	// Checked in the capsule's environment, as a first run is.
+	plan, ds := r.cfg.Env.Load(src)
 	if plan == nil {
 		return nil, nil, &RefusedError{Diagnostics: ds, Source: src}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/protect/envpolicy"
@@ -33,19 +34,16 @@ const CodeNoScope = shell.Code
 
 // Config is one `planc run`.
 type Config struct {
-	// Plan is the plan to run, as check.Load accepted it with the
-	// capabilities of Manifest (check.CapabilitiesOf). Its text is written
-	// to the session and what runs is what is read back from there.
+	// Plan is the plan to run, as Env.Load accepted it. Its text is
+	// written to the session and what runs is what is read back from
+	// there.
 	Plan *check.Plan
-	// Manifest is the capsule manifest, nil for DefaultManifest; the
-	// caller has admitted it (Admit). ManifestDir is the directory its
-	// relative paths start from.
-	Manifest    *ast.Manifest
-	ManifestDir string
-	// ManifestPath is the file the manifest was read from (--capsule);
-	// "" when it came from no file. No step and no tool call may change
-	// it.
-	ManifestPath string
+	// Env is the capsule the plan runs in (capenv.New): its manifest,
+	// the directory the manifest's relative paths start from (Env.Dir; ""
+	// is WorkDir) and the file it was read from, which no step and no tool
+	// call may change (Env.Path). nil is capenv.Default. The caller has
+	// admitted the manifest (Admit).
+	Env *capenv.Env
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -78,7 +76,7 @@ type Config struct {
 	// Resume, when not 0, makes the run a redrive of plan Resume of the
 	// existing session SessionDir (S25–S28; docs/resume.md) instead of a
 	// first run of Plan, which is then nil: the plan is read back from its
-	// plan file and checked with Manifest's capabilities.
+	// plan file and checked in Env.
 	Resume int
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
@@ -121,15 +119,15 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 // refused redrive leaves its session as it was. Any other error is a
 // failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	m := cfg.Manifest
-	if m == nil {
-		m = DefaultManifest()
+	if cfg.Env == nil {
+		cfg.Env = capenv.Default()
 	}
+	m := cfg.Env.Manifest()
 	workDir, err := session.AbsDir(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: &cfg, m: m, manifestDir: cfg.ManifestDir, workDir: workDir, checked: cfg.Plan}
+	r := &run{cfg: &cfg, m: m, manifestDir: cfg.Env.Dir(), workDir: workDir, checked: cfg.Plan}
 	if r.manifestDir == "" {
 		r.manifestDir = workDir
 	}
@@ -205,8 +203,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // run is one Run once its session is open: what the plan's run shares.
 type run struct {
 	cfg         *Config
-	m           *ast.Manifest // cfg.Manifest, or the default one
-	manifestDir string        // cfg.ManifestDir, or the working directory
+	m           *ast.Manifest // cfg.Env's manifest
+	manifestDir string        // cfg.Env's directory, or the working directory
 	workDir     string        // cfg.WorkDir, absolute
 	checked     *check.Plan   // cfg.Plan, or the redriven plan as checked again
 	redrive     *redrive      // nil for a first run
@@ -245,7 +243,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	h := &runHost{
 		prog:    prog,
 		task:    task,
-		tools:   &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath()}},
+		tools:   &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath(), Inputs: r.cfg.Env}},
 		observe: r.cfg.Observe,
 		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
@@ -257,7 +255,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	// read-only for the steps and the capsules' commands, the built-in
 	// tools check what they open against it, and the refusals refuse a
 	// step that names it.
-	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.ManifestPath,
+	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.Env.Path(),
 		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir(), runFiles: h.caps.RunFiles()})
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
@@ -362,7 +360,7 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	if plan, ds := r.checked.WithTools(ms.Schemas()); plan == nil {
+	if plan, ds := r.cfg.Env.WithMCP(ms.Schemas()).Recheck(r.checked); plan == nil {
 		ms.Close()
 		return &RefusedError{Diagnostics: ds, Source: r.checked.Source()}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -204,11 +205,11 @@ func TestListTools(t *testing.T) {
 // gets check-plan and list-tools alone, and SubmitRefusal says why.
 func TestNoSubmitWithoutGrant(t *testing.T) {
 	m := manifest(t, `{"name": "local/nogrant", "tools": {"builtin": ["notes"]}}`)
-	s := New(Config{Manifest: m})
+	s := New(Config{Env: capenv.New(m)})
 	if err := s.SubmitRefusal(); err == nil || !strings.Contains(err.Error(), "plan.submit") {
 		t.Errorf("SubmitRefusal: %v", err)
 	}
-	f := connect(t, Config{Manifest: m})
+	f := connect(t, Config{Env: capenv.New(m)})
 	res, err := f.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
-
-	"github.com/planc/planc/internal/testkit"
 )
 
 // The tests of ServeStream speak raw JSON-RPC lines, as a client on the
@@ -211,7 +211,7 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var notes []string
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir), Notice: func(n string) {
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir)), Notice: func(n string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.HasPrefix(n, "line ") {
@@ -308,7 +308,7 @@ func reportsEqual(a, b testReport) bool {
 // nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, "2")
 	s.send(t, toolCall("3", CheckPlan, heldPlan))
 	s.in.Close()
@@ -338,7 +338,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 // report goes to the trace, and the connection goes on.
 func TestStreamCancelledCallUnanswered(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, `"plan-a"`)
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"plan-a","reason":"enough"}}`)
 	sess := waitSession(t, dir)
@@ -367,7 +367,7 @@ func TestStreamCancelledCallUnanswered(t *testing.T) {
 // after are not read, and ServeStream returns the context's error.
 func TestStreamContextEnds(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, "2")
 	s.stop()
 	sess := waitSession(t, dir)

@@ -144,13 +144,13 @@ func runRun(e *env, c *command, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	if err := host.AdmitFrom(capsule.m, capsule.name()); err != nil {
+	env := capsule.env
+	if err := host.AdmitFrom(env.Manifest(), env.Name()); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		refused(view, err.Error())
 		return exitUsage
 	}
 	workDir := capsule.workDir(*workdir)
-	manifestDir, manifestPath := capsule.dir(), capsule.protectPath()
 	if workDir != "" {
 		if fi, err := os.Stat(workDir); err != nil || !fi.IsDir() {
 			msg := fmt.Sprintf("--workdir %s is not a directory; name an existing one", workDir)
@@ -159,34 +159,32 @@ func runRun(e *env, c *command, args []string) int {
 			return exitUsage
 		}
 		// The manifest's paths were found from here, not from workDir.
-		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+		env = capsule.newEnv(env.Manifest(), true)
 	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
 			WorkDir:      workDir,
-			Manifest:     capsule.m,
-			ManifestDir:  manifestDir,
-			ManifestPath: manifestPath,
+			Env:          env,
 			Roost:        *roost,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
 		})
 	}
-	caps := capsule.caps()
 	src, err := e.readPlan(paths[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
+	checkEnv := env
 	if *dryRun {
 		// A dry run refuses what the run would: the MCP servers' tools
 		// are listed now, as planc check lists them, instead of once the
 		// servers start in the plan's scope.
-		if caps, err = capsule.capsFor(caps, src.Src); err != nil {
+		if checkEnv, err = capsule.envFor(src.Src); err != nil {
 			return e.mcpFailed("run", err)
 		}
 	}
-	plan, ds := e.checkPlan(src, caps)
+	plan, ds := checkEnv.LoadFile(src)
 	diag.Sort(ds)
 	diag.WriteText(e.stderr, ds) // warnings too, as check prints them
 	if plan == nil {
@@ -199,9 +197,7 @@ func runRun(e *env, c *command, args []string) int {
 
 	cfg := host.Config{
 		Plan:         plan,
-		Manifest:     capsule.m,
-		ManifestDir:  manifestDir,
-		ManifestPath: manifestPath,
+		Env:          env,
 		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,

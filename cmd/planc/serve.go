@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/serve"
 )
 
@@ -84,15 +83,9 @@ func runServe(e *env, c *command, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	var m *ast.Manifest // nil: the embedded default, which serve names so
-	if capsule.path != "" {
-		m = capsule.m
-	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
-		Manifest:     m,
-		ManifestPath: capsule.path,
-		ManifestDir:  capsule.dir(),
+		Env:          capsule.env,
 		SessionDir:   *session,
 		Roost:        *roost,
 		MaxParallel:  *pf.maxParallel,

@@ -14,9 +14,9 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/vm"
 )
 
@@ -106,11 +106,10 @@ type ChildConfig struct {
 type PlanEntry struct {
 	// Config is the sub-capsule's run, with WorkDir made absolute.
 	*ChildConfig
-	// Plan is the entrypoint's plan; Manifest the capsule's own, whose
-	// relative paths start from ManifestDir.
-	Plan        *check.Plan
-	Manifest    *ast.Manifest
-	ManifestDir string
+	// Plan is the entrypoint's plan, checked in Env, the capsule's own
+	// environment (its manifest's relative paths start from Env.Dir).
+	Plan *check.Plan
+	Env  *capenv.Env
 	// ParentEnded closes when the lifeline ends: the run then writes
 	// spawner_ended and no session_end.
 	ParentEnded <-chan struct{}
@@ -209,15 +208,13 @@ func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
 	if err != nil {
 		return r.refused(fmt.Errorf("its entrypoint plan: %w", err))
 	}
-	// Checked as planc run checks a plan: the built-in tools' inputs too,
-	// and the fixes name the capsule's manifest.
-	caps := check.CapabilitiesOf(r.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest = r.cfg.Manifest
-	plan, ds := check.Load(src, caps)
+	// Checked as planc run checks a plan, in the capsule's environment.
+	env := capenv.New(r.m, capenv.Path(r.cfg.Manifest), capenv.Dir(r.manifestDir), capenv.WorkDir(r.cfg.WorkDir))
+	plan, ds := env.Load(src)
 	if plan == nil {
 		return r.refused(r.planRefusal(ds))
 	}
-	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Manifest: r.m, ManifestDir: r.manifestDir, ParentEnded: r.ended})
+	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Env: env, ParentEnded: r.ended})
 	if res.Report == nil {
 		if len(res.Refused) > 0 {
 			err = r.planRefusal(res.Refused)
