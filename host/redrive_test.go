@@ -96,7 +96,7 @@ func TestRedrive(t *testing.T) {
 		t.Fatalf("first run: %v %+v", err, res)
 	}
 	sess := res.Session.Dir
-	first, _ := session.ReportJSON(&res.Report)
+	first, _ := res.Report.JSON()
 	if b, _ := os.ReadFile(filepath.Join(sess, "reports", "plan-1.json")); string(b) != string(first) {
 		t.Errorf("kept report %s, want %s", b, first)
 	}
@@ -124,7 +124,7 @@ func TestRedrive(t *testing.T) {
 	if want := []string{"planc-" + res.Session.Info.ID + "-1", "planc-" + res.Session.Info.ID + "-1-redrive-1"}; !cmp.Equal(names, want) {
 		t.Errorf("scopes %v, want %v", names, want)
 	}
-	second, _ := session.ReportJSON(&res.Report)
+	second, _ := res.Report.JSON()
 	if b, _ := os.ReadFile(filepath.Join(sess, "reports", "plan-1.json")); string(b) != string(second) {
 		t.Errorf("kept report after the redrive: %s", b)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -162,13 +161,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	tr, err := sess.OpenTrace()
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
 
-	r.tr = tr
+	r.tr, r.info = tr, info
 	// A sub-capsule's session is its delegation's record, made for it by
 	// its parent: it says who ran, even when the plan is refused
 	// (capsule.RunChild), so it begins at once and is never undone.
@@ -211,7 +210,8 @@ type run struct {
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
 	tr          *session.Trace
-	begun       bool // session_start is written (begin)
+	info        session.Info // what session_start says (begin)
+	begun       bool         // session_start is written (begin)
 }
 
 // plan writes the plan file (or takes the redriven one), opens the
@@ -399,15 +399,4 @@ func shellTimeout(cfg *Config, m *ast.Manifest) time.Duration {
 		return m.Capabilities.ShellTimeout.D
 	}
 	return DefaultShellTimeout
-}
-
-// absPath makes p absolute against base (itself made absolute), cleaned.
-func absPath(base, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

@@ -92,8 +92,8 @@ type answer struct {
 	line   []byte
 	ID     json.RawMessage `json:"id"`
 	Result *struct {
-		IsError           bool       `json:"isError"`
-		StructuredContent testReport `json:"structuredContent"`
+		IsError           bool      `json:"isError"`
+		StructuredContent vm.Report `json:"structuredContent"`
 	} `json:"result"`
 	Error *struct {
 		Code    int64  `json:"code"`
@@ -266,9 +266,9 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 
 	release(t, w, "done")
 	a := s.next(t)
-	want := testReport{PlanID: "held", Completed: true, Steps: []testStep{
-		{StepID: "wait", Status: "success", Output: ptr("done")},
-		{StepID: "after", Status: "success", Output: ptr("appended 5 bytes to notes.md")},
+	want := vm.Report{PlanID: "held", Completed: true, Steps: []vm.StepReport{
+		{StepID: "wait", Status: vm.StatusSuccess, Output: ptr("done")},
+		{StepID: "after", Status: vm.StatusSuccess, Output: ptr("appended 5 bytes to notes.md")},
 	}}
 	if string(a.ID) != "2" || a.Result == nil || a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the running plan: answered %s", a.line)
@@ -295,7 +295,7 @@ func linesOf(as []answer) string {
 }
 
 // reportsEqual compares two reports.
-func reportsEqual(a, b testReport) bool {
+func reportsEqual(a, b vm.Report) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
@@ -324,9 +324,9 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 	if err != nil || len(rest) != 1 {
 		t.Fatalf("ServeStream returned %v after %d lines", err, len(rest))
 	}
-	want := testReport{PlanID: "held", Canceled: true, Steps: []testStep{ // in settle order
-		{StepID: "after", Status: "skipped", Error: ptr(vm.CanceledBeforeRun)},
-		{StepID: "wait", Status: "failed", Error: ptr(vm.ToolEnded)},
+	want := vm.Report{PlanID: "held", Canceled: true, Steps: []vm.StepReport{ // in settle order
+		{StepID: "after", Status: vm.StatusSkipped, Error: ptr(vm.CanceledBeforeRun)},
+		{StepID: "wait", Status: vm.StatusFailed, Error: ptr(vm.ToolEnded)},
 	}}
 	if a := rest[0]; string(a.ID) != "2" || a.Result == nil || !a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the cancelled plan: answered %s", a.line)

@@ -102,14 +102,11 @@ func (c *conn) run(ctx context.Context, req *mcp.CallToolRequest, cfg host.Confi
 // complete (a failed tool result), followed by any warnings. Its _meta
 // names the session, the plan file and the task.
 func reportResult(res *host.Result, warnings []diag.Diagnostic) (*mcp.CallToolResult, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res.Report); err != nil {
+	b, err := res.Report.JSON()
+	if err != nil {
 		return nil, err
 	}
-	report := json.RawMessage(bytes.TrimSpace(b.Bytes()))
+	report := json.RawMessage(bytes.TrimSpace(b))
 	r := &mcp.CallToolResult{StructuredContent: report}
 	if res.Report.Failed {
 		r.IsError = true

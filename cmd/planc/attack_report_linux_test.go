@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // reportHostile is a file whose text, read by a step, carries a C1 CSI,
@@ -39,7 +40,7 @@ func TestAttackReportTerminal(t *testing.T) {
 			t.Errorf("the terminal got %q:\n%q", bad, screen)
 		}
 	}
-	var rep testReport
+	var rep vm.Report
 	if err := json.Unmarshal([]byte(screen), &rep); err != nil || len(rep.Steps) != 2 || deref(rep.Steps[0].Output) != reportHostile || rep.PlanID != "r\u202e" {
 		t.Errorf("the report on the terminal is not the report's JSON: %v\n%q", err, screen)
 	}

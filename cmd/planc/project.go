@@ -11,6 +11,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/host/session"
 )
 
 // capsuleInfo is the capsule a command runs with: the manifest of
@@ -51,7 +52,7 @@ func (c *capsuleInfo) newEnv(m *ast.Manifest, abs bool) *capenv.Env {
 	}
 	dir, path := c.dir(), c.path
 	if abs {
-		dir, path = absPath(dir), absPath(path)
+		dir, path = session.AbsPath("", dir), session.AbsPath("", path)
 	}
 	if c.path == stdinName {
 		return capenv.New(m, capenv.Stdin(), capenv.Dir(dir))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -257,7 +256,11 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := diag.Encode(termJSON(e.stdout), res.Report); werr != nil && !brokenPipe(werr) {
+	b, werr := res.Report.JSON()
+	if werr == nil {
+		_, werr = termJSON(e.stdout).Write(b)
+	}
+	if werr != nil && !brokenPipe(werr) {
 		return e.writeFailed(werr)
 	} // a reader gone away: the report is kept in the session all the same
 	if !res.Report.Completed {
@@ -307,15 +310,4 @@ func progressValueApart(args, paths []string) bool {
 		}
 	}
 	return false
-}
-
-// absPath is p made absolute from the current directory; "" stays "".
-func absPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

@@ -221,10 +221,11 @@ func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
 		}
 		return r.refused(err)
 	}
-	enc := json.NewEncoder(r.cfg.Stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if werr := enc.Encode(res.Report); werr != nil {
+	b, werr := res.Report.JSON()
+	if werr == nil {
+		_, werr = r.cfg.Stdout.Write(b)
+	}
+	if werr != nil {
 		return r.fail(session.ExitFailed, fmt.Errorf("writing the answer: %w", werr))
 	}
 	if err != nil {
@@ -273,17 +274,29 @@ func (r *child) recordRefusal() {
 	if _, err := os.Stat(filepath.Join(r.cfg.SessionDir, session.InfoFile)); err == nil {
 		return // the run opened the session and closed it
 	}
-	sess, err := session.Open(r.cfg.SessionDir, r.info())
-	if err != nil {
-		return
-	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	_, tr, err := r.openSession()
 	if err != nil {
 		return
 	}
 	defer tr.Close()
-	tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
 	tr.SessionEnd(session.EndFailed)
+}
+
+// openSession opens the sub-capsule's session and its trace, and writes
+// session_start: the start-up of a command entrypoint's session and of a
+// refused plan's record (a plan's own run starts its session in host.Run).
+func (r *child) openSession() (*session.Session, *session.Trace, error) {
+	info := r.info()
+	sess, err := session.Open(r.cfg.SessionDir, info)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: %w", err)
+	}
+	tr, err := sess.OpenTrace()
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: %w", err)
+	}
+	tr.Start(info)
+	return sess, tr, nil
 }
 
 // statusWriter writes status lines, one write each; errors are dropped

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -73,7 +74,7 @@ func (d *Launcher) RunFiles() []RunFile {
 				}
 			}
 			if e.Plan != "" {
-				add(absIn(capDir, e.Plan), "its entrypoint plan")
+				add(session.AbsPath(capDir, e.Plan), "its entrypoint plan")
 			}
 		}
 		for _, srv := range m.Tools.MCP {
@@ -101,7 +102,7 @@ func runPath(word, dir string) string {
 		return p
 	}
 	if strings.ContainsRune(word, '/') {
-		return absIn(dir, word)
+		return session.AbsPath(dir, word)
 	}
 	return ""
 }
@@ -112,7 +113,7 @@ func argFile(a, dir string) string {
 	if a == "" || strings.HasPrefix(a, "-") {
 		return ""
 	}
-	p := absIn(dir, a)
+	p := session.AbsPath(dir, a)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return ""
@@ -121,15 +122,4 @@ func argFile(a, dir string) string {
 		return ""
 	}
 	return real
-}
-
-// absIn is p made absolute against dir.
-func absIn(dir, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }
