@@ -10,7 +10,7 @@
 // (E-RUN-012, before anything is written), opens the session directory,
 // writes the plan to plans/plan-<n>.json read-only and runs what it reads
 // back under the plan's lock, keeps every attempt's output and the report
-// (S24), and closes everything with session_end. With Config.Resume it
+// (S24), and closes everything with session_end. With Config.RedrivePlan it
 // redrives a plan of a session instead (S25–S28, redrive.go). RunCapsule
 // is the same for a sub-capsule's `planc __capsule`.
 //

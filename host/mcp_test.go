@@ -96,7 +96,7 @@ func TestRefuseMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	h := &runHost{task: &session.Task{Trace: tr}, checker: checker, tools: &tools.Inventory{Builtins: &tools.Builtins{WorkDir: dir}, Servers: ms}}
+	h := &runHost{task: &session.Task{Trace: tr}, refusals: checker, tools: &tools.Inventory{Builtins: &tools.Builtins{WorkDir: dir}, Servers: ms}}
 	refuse := func(tool, input string) error {
 		step := &ir.Step{ID: "s", Kind: ir.KindTool, Target: tool}
 		return h.Refuse(context.Background(), vm.Call{PlanID: "p", Step: step, Input: json.RawMessage(input)})

@@ -29,16 +29,16 @@ type redrive struct {
 	notes []string // what the read-back noticed, for Config.Notice
 }
 
-// prepareRedrive makes the redrive of plan cfg.Resume of the session
+// prepareRedrive makes the redrive of plan cfg.RedrivePlan of the session
 // cfg.SessionDir ready. Every refusal is a *RefusedError, and leaves the
 // lock free.
 func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
-	n := r.cfg.Resume
+	n := r.cfg.RedrivePlan
 	if n < 0 {
-		return nil, nil, fmt.Errorf("host.Run: Config.Resume is %d, not a plan number", n)
+		return nil, nil, fmt.Errorf("host.Run: Config.RedrivePlan is %d, not a plan number", n)
 	}
 	if r.cfg.Plan != nil || r.cfg.SessionDir == "" {
-		return nil, nil, errors.New("host.Run: a redrive (Config.Resume) takes Config.SessionDir and no Config.Plan")
+		return nil, nil, errors.New("host.Run: a redrive (Config.RedrivePlan) takes Config.SessionDir and no Config.Plan")
 	}
 	if sess, err = session.OpenExisting(r.cfg.SessionDir); err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}

@@ -77,7 +77,7 @@ func scriptConfig(t *testing.T, dir string, names *[]string) Config {
 
 // resumeConfig turns cfg into the redrive of plan n of session sess.
 func resumeConfig(cfg Config, sess string, n int) Config {
-	cfg.Plan, cfg.SessionDir, cfg.Resume = nil, sess, n
+	cfg.Plan, cfg.SessionDir, cfg.RedrivePlan = nil, sess, n
 	return cfg
 }
 

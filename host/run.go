@@ -20,6 +20,7 @@ import (
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -30,6 +31,15 @@ const DefaultShellTimeout = 10 * time.Minute
 // CodeNoScope is the refusal of a plan that needs a delegated cgroup v2
 // scope when there is none.
 const CodeNoScope = shell.Code
+
+// Codes documents the refusal codes of a run, as parser.Codes documents
+// the parser's and check.Rules the checker's: the README's table of codes
+// lists all three.
+func Codes() []parser.CodeDoc {
+	return []parser.CodeDoc{
+		{Code: CodeNoScope, Doc: "a plan with a shell or capsule step, or a capsule with MCP servers, is run where planc has no delegated cgroup v2 scope; refused before anything runs (docs/running.md)", Example: `{"id": "t", "shell": "go test ./..."}`},
+	}
+}
 
 // Config is one `planc run`.
 type Config struct {
@@ -72,11 +82,12 @@ type Config struct {
 	// ParentEnded, when set, closes when a sub-capsule's parent dies: Run
 	// writes spawner_ended, ends the plan, and writes no session_end.
 	ParentEnded <-chan struct{}
-	// Resume, when not 0, makes the run a redrive of plan Resume of the
-	// existing session SessionDir (S25–S28; docs/resume.md) instead of a
-	// first run of Plan, which is then nil: the plan is read back from its
-	// plan file and checked in Env.
-	Resume int
+	// RedrivePlan, when not 0, makes the run a redrive of plan
+	// RedrivePlan of the existing session SessionDir (S25–S28;
+	// docs/resume.md: `planc run --resume` and serve's resume-plan are
+	// what users call it) instead of a first run of Plan, which is then
+	// nil: the plan is read back from its plan file and checked in Env.
+	RedrivePlan int
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
 	probe func() error
@@ -110,7 +121,7 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 // written), opens the session and its trace, writes the plan file, starts
 // the MCP servers in the scope and runs what it reads back, keeps every
 // step's output and the report (S24), and closes everything. With
-// Config.Resume it redrives a plan instead (redrive.go). Cancelling ctx
+// Config.RedrivePlan it redrives a plan instead (redrive.go). Cancelling ctx
 // cancels the plan (S22). A *RefusedError means nothing ran (exit 2) and,
 // but for a sub-capsule's run, nothing was left: what Run made for the
 // plan before it was refused (the session directory, or the plan file in
@@ -132,7 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	var sess *session.Session
 	switch {
-	case cfg.Resume != 0:
+	case cfg.RedrivePlan != 0:
 		// Everything that may refuse a redrive is looked at before its
 		// session's trace gets a line.
 		if sess, r.redrive, err = r.prepareRedrive(); err != nil {
@@ -241,13 +252,13 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	defer task.Close()
 
 	h := &runHost{
-		prog:    prog,
-		task:    task,
-		tools:   &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath(), Inputs: r.cfg.Env}},
-		observe: r.cfg.Observe,
-		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
+		prog:     prog,
+		task:     task,
+		tools:    &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath(), Inputs: r.cfg.Env}},
+		observe:  r.cfg.Observe,
+		launcher: capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
-	defer h.caps.Close()
+	defer h.launcher.Close()
 	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
@@ -256,17 +267,17 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	// tools check what they open against it, and the refusals refuse a
 	// step that names it.
 	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.Env.Path(),
-		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir(), runFiles: h.caps.RunFiles()})
+		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.launcher.RoostDir(), runFiles: h.launcher.RunFiles()})
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
-	h.caps.Protect = h.shell.protect
+	h.launcher.Protect = h.shell.protect
 	h.tools.Builtins.Protected = h.protected.toolSet(h.tools.Builtins.NotesPath)
 	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.protected.runtimePaths()...)
-	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
+	refusals, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
 	if err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
-	h.checker = checker
+	h.refusals = refusals
 	if r.needScope {
 		if r.redrive != nil {
 			r.redrive.removeScopes(task)

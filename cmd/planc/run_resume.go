@@ -106,7 +106,7 @@ func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Con
 			return fail("nothing to resume: the session %s has no plan", dir)
 		}
 	}
-	cfg.SessionDir, cfg.Resume = dir, n
+	cfg.SessionDir, cfg.RedrivePlan = dir, n
 	msg := fmt.Sprintf("planc %s: resuming plan %d of the session %s", c.name, n, dir)
 	if view != nil {
 		view.note(msg)
