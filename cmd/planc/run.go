@@ -13,6 +13,7 @@ import (
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -103,8 +104,8 @@ func runRun(e *env, c *command, args []string) int {
 	roost := fs.String("roost", "", "")
 	workdir := fs.String("workdir", "", "")
 	pf := addPlanFlags(fs)
-	progress := &progressFlag{}
-	fs.Var(progress, "progress", "")
+	progressOpt := &progressFlag{}
+	fs.Var(progressOpt, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
 	fs.BoolVar(quiet, "q", false, "") // -q is --quiet
 	dryRun := fs.Bool("dry-run", false, "")
@@ -124,19 +125,19 @@ func runRun(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
-	case *quiet && progress.mode != progressAuto && progress.mode != progressOff:
-		return e.usageError(c, "%s and --quiet contradict each other; give one", progress.spelt())
+	case *quiet && progressOpt.mode != progress.Auto && progressOpt.mode != progress.Off:
+		return e.usageError(c, "%s and --quiet contradict each other; give one", progressOpt.spelt())
 	}
-	mode := progress.mode
+	mode := progressOpt.mode
 	if *quiet {
-		mode = progressOff
+		mode = progress.Off
 	}
-	var view progressView
+	var view progress.View
 	if !*dryRun {
-		view = newProgress(e.stderr, mode, os.Getenv("TERM"))
+		view = progress.New(e.stderr, mode, os.Getenv("TERM"))
 	}
 	if view != nil {
-		defer view.stop()
+		defer view.Stop()
 	}
 
 	capsule, ok := e.capsuleArg("run", *capsuleFlag, *verbose)
@@ -209,11 +210,11 @@ func runRun(e *env, c *command, args []string) int {
 // runPlan runs cfg as planc run does, its notices and progress on
 // standard error, and prints the outcome (finishRun); src names the plan
 // in diagnostics.
-func (e *env) runPlan(src *diag.File, view progressView, cfg *host.Config) int {
+func (e *env) runPlan(src *diag.File, view progress.View, cfg *host.Config) int {
 	cfg.Notice = func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) }
 	if view != nil {
-		cfg.Observe = view.observe
-		cfg.Notice = func(s string) { view.note("planc run: " + s) }
+		cfg.Observe = view.Observe
+		cfg.Notice = func(s string) { view.Note("planc run: " + s) }
 	}
 	res, err := runWithSignals(e, cfg)
 	if re, ok := errors.AsType[*host.RefusedError](err); ok {
@@ -282,9 +283,9 @@ func onlyErrors(ds []diag.Diagnostic) []diag.Diagnostic {
 
 // refused tells view, if any, that the plan was refused before any step
 // ran; only the lines view prints it (diagnostics already say why).
-func refused(view progressView, why string) {
+func refused(view progress.View, why string) {
 	if view != nil {
-		view.refused(why)
+		view.Refused(why)
 	}
 }
 
@@ -301,7 +302,7 @@ func countErrors(ds []diag.Diagnostic) string {
 // word of its own (--progress lines), which the flag package reads as a
 // bare --progress and a plan named lines.
 func progressValueApart(args, paths []string) bool {
-	if len(paths) == 0 || !slices.Contains(progressModes, paths[0]) {
+	if len(paths) == 0 || !slices.Contains(progress.Modes, paths[0]) {
 		return false
 	}
 	for i := 1; i < len(args); i++ {

@@ -11,7 +11,7 @@ import (
 // returns a writer that shows every byte a step wrote without letting the
 // terminal act on it (termtext.SafeWriter).
 func termSafe(w io.Writer) io.Writer {
-	if _, tty := terminal(w); !tty {
+	if _, tty := termtext.Terminal(w); !tty {
 		return w
 	}
 	return termtext.NewSafeWriter(w)
@@ -24,7 +24,7 @@ func termSafe(w io.Writer) io.Writer {
 // ids or a step's output put in it as \uXXXX (termtext.JSONWriter): the
 // same JSON, which the terminal shows without acting on.
 func termJSON(w io.Writer) io.Writer {
-	if _, tty := terminal(w); !tty {
+	if _, tty := termtext.Terminal(w); !tty {
 		return w
 	}
 	return termtext.NewJSONWriter(w)
