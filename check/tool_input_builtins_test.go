@@ -12,7 +12,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/parser"
@@ -88,8 +88,8 @@ func TestToolInputMatchesBuiltins(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := &tools.Builtins{WorkDir: dir, NotesPath: filepath.Join(dir, "notes.md")}
-	caps := check.CapabilitiesOf(host.DefaultManifest()).WithSchemas(toolschema.Builtin())
+	b := &tools.Builtins{WorkDir: dir, NotesPath: filepath.Join(dir, "notes.md"), Inputs: capenv.Default()}
+	caps := check.CapabilitiesOf(capenv.DefaultManifest()).WithSchemas(toolschema.Builtin())
 	builtins := check.BuiltinTools()
 	r := rand.New(rand.NewPCG(17, 2026))
 	refusals, cases := 0, 2000

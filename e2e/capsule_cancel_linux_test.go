@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // cancelPlan runs a sub-capsule that winds down on SIGTERM (polite) and
@@ -77,10 +78,10 @@ func TestCapsuleCancel(t *testing.T) {
 	if took < 5*time.Second || took > 20*time.Second {
 		t.Errorf("the plan ended %v after SIGINT; want a little over 5s", took)
 	}
-	want := testReport{PlanID: "stop", Canceled: true, Steps: []testStepRe{
-		{StepID: "later", Status: "skipped", Error: ptr("the task running this plan was cancelled before this step ran")},
-		{StepID: "polite", Status: "failed", Output: ptr("started\nbye\n"), Error: ptr(capsuleEnded)},
-		{StepID: "stubborn", Status: "failed", Output: ptr("started\n"), Error: ptr(capsuleEnded)},
+	want := vm.Report{PlanID: "stop", Canceled: true, Steps: []vm.StepReport{
+		{StepID: "later", Status: vm.StatusSkipped, Error: ptr("the task running this plan was cancelled before this step ran")},
+		{StepID: "polite", Status: vm.StatusFailed, Output: ptr("started\nbye\n"), Error: ptr(capsuleEnded)},
+		{StepID: "stubborn", Status: vm.StatusFailed, Output: ptr("started\n"), Error: ptr(capsuleEnded)},
 	}}
 	if diff := cmp.Diff(want, runOut{stdout: so.String()}.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -285,7 +286,7 @@ func cancelAtStart(t *testing.T, dir, event string, n int) {
 	}
 	wg.Wait()
 
-	wantReport := testReport{PlanID: "start", Canceled: true, Steps: []testStepRe{{StepID: "polite", Status: "failed", Error: ptr(capsuleEnded)}}}
+	wantReport := vm.Report{PlanID: "start", Canceled: true, Steps: []vm.StepReport{{StepID: "polite", Status: vm.StatusFailed, Error: ptr(capsuleEnded)}}}
 	for i, r := range runs {
 		if r.err != nil {
 			t.Errorf("run %d: %v", i, r.err)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // The end-to-end tests of capsule steps: planc run spawning sub-capsules
@@ -106,25 +107,25 @@ func TestCapsuleSteps(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		got[s.StepID] = s
 	}
-	if s := got["echo"]; s.Status != "success" || deref(s.Output) != "answer to: hello\n" {
+	if s := got["echo"]; s.Status != vm.StatusSuccess || deref(s.Output) != "answer to: hello\n" {
 		t.Errorf("echo: %+v", s)
 	}
-	if s := got["again"]; s.Status != "success" || deref(s.Output) != "answer to: answer to: hello\n" {
+	if s := got["again"]; s.Status != vm.StatusSuccess || deref(s.Output) != "answer to: answer to: hello\n" {
 		t.Errorf("again: %s %q", s.Status, deref(s.Output))
 	}
 	// A plan entrypoint answers with its report, run under its own
 	// manifest: its shell step reads the objective.
-	var inner testReport
-	if err := json.Unmarshal([]byte(deref(got["sum"].Output)), &inner); err != nil || got["sum"].Status != "success" {
+	var inner vm.Report
+	if err := json.Unmarshal([]byte(deref(got["sum"].Output)), &inner); err != nil || got["sum"].Status != vm.StatusSuccess {
 		t.Fatalf("sum: %+v (%v)", got["sum"], err)
 	}
-	wantInner := testReport{PlanID: "summer", Completed: true, Steps: []testStepRe{
-		{StepID: "read", Status: "success", Output: ptr("sum this")},
-		{StepID: "note", Status: "success", Output: ptr("appended 9 bytes to notes.md")},
+	wantInner := vm.Report{PlanID: "summer", Completed: true, Steps: []vm.StepReport{
+		{StepID: "read", Status: vm.StatusSuccess, Output: ptr("sum this")},
+		{StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 9 bytes to notes.md")},
 	}}
 	if diff := cmp.Diff(wantInner, inner); diff != "" {
 		t.Errorf("sum's answer (-want +got):\n%s", diff)
@@ -147,14 +148,14 @@ func TestCapsuleSteps(t *testing.T) {
 	}
 	// A failing child fails the step with a clear error; its answer is
 	// still the output.
-	if s := got["fail"]; s.Status != "failed" || deref(s.Output) != "partial\n" || deref(s.Error) != "sub-capsule local/fail (delegation plan-1-fail-1) failed: its command sh exited with status 3 (stderr: oops)" {
+	if s := got["fail"]; s.Status != vm.StatusFailed || deref(s.Output) != "partial\n" || deref(s.Error) != "sub-capsule local/fail (delegation plan-1-fail-1) failed: its command sh exited with status 3 (stderr: oops)" {
 		t.Errorf("fail: %s %q %q", s.Status, deref(s.Output), deref(s.Error))
 	}
 	if b, _ := os.ReadFile(filepath.Join(sess, "delegations/plan-1-fail-1/stderr.txt")); !strings.Contains(string(b), "oops\n") {
 		t.Errorf("fail's stderr.txt: %q", b)
 	}
 	// The roost refuses at spawn time: the step fails, not the plan.
-	if e := deref(got["unlisted"].Error); got["unlisted"].Status != "failed" || !strings.HasPrefix(e, `the roost refuses to spawn capsule "nobody": it is not in capabilities.spawn.allow of "local/top", which allows "local/echo", `) {
+	if e := deref(got["unlisted"].Error); got["unlisted"].Status != vm.StatusFailed || !strings.HasPrefix(e, `the roost refuses to spawn capsule "nobody": it is not in capabilities.spawn.allow of "local/top", which allows "local/echo", `) {
 		t.Errorf("unlisted: %s", e)
 	}
 	if e := deref(got["ambiguous"].Error); e != `the roost refuses to spawn capsule "dup": it matches "local/dup" and "team/dup" in capabilities.spawn.allow of "local/top", which is ambiguous` {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/vm"
 )
 
 // TestRunReaderGoesAway: `planc run --progress PLAN 2>&1 | head -1` — the
@@ -57,7 +58,7 @@ func TestRunReaderGoesAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep testReport
+	var rep vm.Report
 	if err := json.Unmarshal(b, &rep); err != nil || !rep.Completed || len(rep.Steps) != 3 {
 		t.Errorf("the kept report: %v\n%s", err, b)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // TestRunCompose: the built-in compose combines several steps' outputs and
@@ -38,18 +39,18 @@ func TestRunCompose(t *testing.T) {
 		t.Fatalf("exit %d, want 0 (bad fails, and continues); stderr:\n%s", r.code, r.stderr)
 	}
 	want := "files (success):\nsrc/a.go\nsrc/b.go\n{greeting}: hi {there}; none: []"
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		got[s.StepID] = s
 	}
-	if d := cmp.Diff(testStepRe{StepID: "summary", Status: "success", Output: ptr(want)}, got["summary"]); d != "" {
+	if d := cmp.Diff(vm.StepReport{StepID: "summary", Status: vm.StatusSuccess, Output: ptr(want)}, got["summary"]); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "summary.txt")); err != nil || string(b) != want {
 		t.Errorf("summary.txt: %q, %v", b, err)
 	}
 	bad := got["bad"]
-	if bad.Status != "failed" || bad.Error == nil || *bad.Error != `compose: placeholder {missing} has no value; add "missing" to "values"` {
+	if bad.Status != vm.StatusFailed || bad.Error == nil || *bad.Error != `compose: placeholder {missing} has no value; add "missing" to "values"` {
 		t.Errorf("bad: %+v", bad)
 	}
 }

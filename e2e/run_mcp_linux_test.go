@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // The end-to-end tests of MCP tools run planc with the example MCP server
@@ -111,7 +112,7 @@ func TestRunMCP(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	t.Logf("planc run with one MCP server took %v", took)
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		got[s.StepID] = s
 	}
@@ -122,15 +123,15 @@ func TestRunMCP(t *testing.T) {
 	}
 	delete(got, "where")
 	exited := `MCP server "demo" exited: exit status 3; its standard error ends: "mcp-demo: crashing as asked, with exit status 3"`
-	want := map[string]testStepRe{
-		"hello":   {StepID: "hello", Status: "success", Output: ptr("hi\nhi")},
-		"look":    {StepID: "look", Status: "success", Output: ptr("secret\n")},
-		"bad":     {StepID: "bad", Status: "failed", Output: ptr("no luck"), Error: ptr("fail: no luck")},
-		"guarded": {StepID: "guarded", Status: "failed", Error: ptr(`refused: step writes "data/b.txt" (input "path" of tool write), which is under capabilities.filesystem.read_only "data"; write elsewhere or remove the path from read_only`)},
-		"put":     {StepID: "put", Status: "success", Output: ptr("wrote 5 bytes to out.txt")},
-		"boom":    {StepID: "boom", Status: "failed", Error: ptr(exited)},
-		"after":   {StepID: "after", Status: "failed", Error: ptr(exited)},
-		"note":    {StepID: "note", Status: "success", Output: ptr("appended 8 bytes to notes.md")},
+	want := map[string]vm.StepReport{
+		"hello":   {StepID: "hello", Status: vm.StatusSuccess, Output: ptr("hi\nhi")},
+		"look":    {StepID: "look", Status: vm.StatusSuccess, Output: ptr("secret\n")},
+		"bad":     {StepID: "bad", Status: vm.StatusFailed, Output: ptr("no luck"), Error: ptr("fail: no luck")},
+		"guarded": {StepID: "guarded", Status: vm.StatusFailed, Error: ptr(`refused: step writes "data/b.txt" (input "path" of tool write), which is under capabilities.filesystem.read_only "data"; write elsewhere or remove the path from read_only`)},
+		"put":     {StepID: "put", Status: vm.StatusSuccess, Output: ptr("wrote 5 bytes to out.txt")},
+		"boom":    {StepID: "boom", Status: vm.StatusFailed, Error: ptr(exited)},
+		"after":   {StepID: "after", Status: vm.StatusFailed, Error: ptr(exited)},
+		"note":    {StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 8 bytes to notes.md")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // TestRunMCPFilesystemServer runs planc with the public MCP server
@@ -45,20 +46,20 @@ func TestRunMCPFilesystemServer(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		got[s.StepID] = s
 	}
 	out := got["outside"]
-	if out.Status != "failed" || out.Error == nil || !strings.HasPrefix(*out.Error, "read_text_file: ") || !strings.Contains(*out.Error, "outside allowed directories") {
+	if out.Status != vm.StatusFailed || out.Error == nil || !strings.HasPrefix(*out.Error, "read_text_file: ") || !strings.Contains(*out.Error, "outside allowed directories") {
 		t.Errorf("outside: %+v; want the server's refusal as the step's error", out)
 	}
 	delete(got, "outside")
-	want := map[string]testStepRe{
-		"ls":      {StepID: "ls", Status: "success", Output: ptr("[FILE] a.txt")},
-		"read":    {StepID: "read", Status: "success", Output: ptr("hello\n")},
-		"guarded": {StepID: "guarded", Status: "failed", Error: ptr(`refused: step writes "src/b.txt" (input "path" of tool write_file), which is under capabilities.filesystem.read_only "src"; write elsewhere or remove the path from read_only`)},
-		"put":     {StepID: "put", Status: "success", Output: ptr("Successfully wrote to out/b.txt")},
+	want := map[string]vm.StepReport{
+		"ls":      {StepID: "ls", Status: vm.StatusSuccess, Output: ptr("[FILE] a.txt")},
+		"read":    {StepID: "read", Status: vm.StatusSuccess, Output: ptr("hello\n")},
+		"guarded": {StepID: "guarded", Status: vm.StatusFailed, Error: ptr(`refused: step writes "src/b.txt" (input "path" of tool write_file), which is under capabilities.filesystem.read_only "src"; write elsewhere or remove the path from read_only`)},
+		"put":     {StepID: "put", Status: vm.StatusSuccess, Output: ptr("Successfully wrote to out/b.txt")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)

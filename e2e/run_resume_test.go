@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // toolResumePlan fails at "read" until input.txt exists; "note" writes
@@ -22,10 +23,10 @@ const toolResumePlan = `{"id": "tools", "steps": [
 ]}`
 
 // statuses lists a report's steps as id:status.
-func statuses(rep testReport) []string {
+func statuses(rep vm.Report) []string {
 	var out []string
 	for _, s := range rep.Steps {
-		out = append(out, s.StepID+":"+s.Status)
+		out = append(out, s.StepID+":"+s.Status.String())
 	}
 	return out
 }

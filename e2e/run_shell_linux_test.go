@@ -14,6 +14,7 @@ import (
 
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // shellCapsule allows sh, echo and sleep.
@@ -37,15 +38,15 @@ func TestRunShell(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		got[s.StepID] = s
 	}
-	want := map[string]testStepRe{
-		"hello": {StepID: "hello", Status: "success", Output: ptr("hello world\n")},
-		"mixed": {StepID: "mixed", Status: "failed", Output: ptr("out\nerr\nout2\n"), Error: ptr("exit status 3")},
-		"bg":    {StepID: "bg", Status: "success", Output: ptr("started\n")},
-		"note":  {StepID: "note", Status: "success", Output: ptr("appended 13 bytes to notes.md")},
+	want := map[string]vm.StepReport{
+		"hello": {StepID: "hello", Status: vm.StatusSuccess, Output: ptr("hello world\n")},
+		"mixed": {StepID: "mixed", Status: vm.StatusFailed, Output: ptr("out\nerr\nout2\n"), Error: ptr("exit status 3")},
+		"bg":    {StepID: "bg", Status: vm.StatusSuccess, Output: ptr("started\n")},
+		"note":  {StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 13 bytes to notes.md")},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -85,7 +86,7 @@ func TestRunShellProtection(t *testing.T) {
 	rep := r.report(t)
 	for _, s := range rep.Steps {
 		wantFail := s.StepID != "beside"
-		if (s.Status == "failed") != wantFail {
+		if (s.Status == vm.StatusFailed) != wantFail {
 			t.Errorf("%s: %s %s %s", s.StepID, s.Status, deref(s.Output), deref(s.Error))
 		}
 	}
@@ -155,9 +156,9 @@ func TestRunCancel(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", code, so, se)
 	}
 	r := runOut{stdout: so.String(), stderr: se.String()}
-	want := testReport{PlanID: "c", Canceled: true, Steps: []testStepRe{
-		{StepID: "after", Status: "skipped", Error: ptr("the task running this plan was cancelled before this step ran")},
-		{StepID: "slow", Status: "success", Output: ptr("started\nfinished\n")},
+	want := vm.Report{PlanID: "c", Canceled: true, Steps: []vm.StepReport{
+		{StepID: "after", Status: vm.StatusSkipped, Error: ptr("the task running this plan was cancelled before this step ran")},
+		{StepID: "slow", Status: vm.StatusSuccess, Output: ptr("started\nfinished\n")},
 	}}
 	if diff := cmp.Diff(want, r.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -194,7 +195,7 @@ func TestRunAbort(t *testing.T) {
 		t.Errorf("took %v to end", d)
 	}
 	rep := runOut{stdout: so.String()}.report(t)
-	if !rep.Canceled || len(rep.Steps) != 1 || rep.Steps[0].Status != "failed" || !strings.HasPrefix(deref(rep.Steps[0].Error), "killed") {
+	if !rep.Canceled || len(rep.Steps) != 1 || rep.Steps[0].Status != vm.StatusFailed || !strings.HasPrefix(deref(rep.Steps[0].Error), "killed") {
 		t.Errorf("report %+v (error %s)", rep, deref(rep.Steps[0].Error))
 	}
 	if left := testkit.Running("sleep 271.82"); len(left) > 0 {
@@ -258,11 +259,11 @@ func TestRunShellRefusals(t *testing.T) {
 	for _, s := range rep.Steps {
 		switch s.StepID {
 		case "ro", "hook":
-			if s.Status != "failed" || !strings.HasPrefix(deref(s.Error), "refused") {
+			if s.Status != vm.StatusFailed || !strings.HasPrefix(deref(s.Error), "refused") {
 				t.Errorf("%s: %s %s", s.StepID, s.Status, deref(s.Error))
 			}
 		default:
-			if s.Status != "success" || deref(s.Output) != "fine\n" {
+			if s.Status != vm.StatusSuccess || deref(s.Output) != "fine\n" {
 				t.Errorf("%s: %s %s", s.StepID, s.Status, deref(s.Output))
 			}
 		}

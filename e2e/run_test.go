@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // plancBin is the planc binary the end-to-end tests run, built once
@@ -28,22 +29,6 @@ func plancBin(t testing.TB) string {
 type runOut struct {
 	stdout, stderr string
 	code           int
-}
-
-// testReport is the report's JSON.
-type testReport struct {
-	PlanID     string       `json:"plan_id"`
-	Completed  bool         `json:"completed"`
-	Canceled   bool         `json:"canceled"`
-	FailedStep *string      `json:"failed_step"`
-	Steps      []testStepRe `json:"steps"`
-}
-
-type testStepRe struct {
-	StepID string  `json:"step_id"`
-	Status string  `json:"status"`
-	Output *string `json:"output"`
-	Error  *string `json:"error"`
 }
 
 // planc runs the binary in dir with args and returns what it printed and
@@ -89,9 +74,9 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // report decodes a run's standard output.
-func (r runOut) report(t *testing.T) testReport {
+func (r runOut) report(t *testing.T) vm.Report {
 	t.Helper()
-	var rep testReport
+	var rep vm.Report
 	dec := json.NewDecoder(strings.NewReader(r.stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -139,14 +124,14 @@ func TestRunCompleted(t *testing.T) {
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	want := testReport{PlanID: "tools", Completed: true, Steps: []testStepRe{
-		{StepID: "list", Status: "success", Output: ptr("src/a.go\nsrc/x/y/b.go")},
-		{StepID: "write", Status: "success", Output: ptr("wrote 5 bytes to out/greeting.txt")},
-		{StepID: "read", Status: "success", Output: ptr("hello")},
+	want := vm.Report{PlanID: "tools", Completed: true, Steps: []vm.StepReport{
+		{StepID: "list", Status: vm.StatusSuccess, Output: ptr("src/a.go\nsrc/x/y/b.go")},
+		{StepID: "write", Status: vm.StatusSuccess, Output: ptr("wrote 5 bytes to out/greeting.txt")},
+		{StepID: "read", Status: vm.StatusSuccess, Output: ptr("hello")},
 		// never waits for the tool lane behind note; its condition is
 		// evaluated when the lane hands it out (S9), and it is skipped.
-		{StepID: "note", Status: "success", Output: ptr("appended 22 bytes to notes.md")},
-		{StepID: "never", Status: "skipped"},
+		{StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 22 bytes to notes.md")},
+		{StepID: "never", Status: vm.StatusSkipped},
 	}}
 	if diff := cmp.Diff(want, r.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
@@ -168,8 +153,8 @@ func TestRunFailed(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
 	}
-	want := testReport{PlanID: "f", FailedStep: ptr("a"), Steps: []testStepRe{
-		{StepID: "a", Status: "failed", Error: ptr("read-file: open missing.txt: no such file or directory")},
+	want := vm.Report{PlanID: "f", FailedStep: ptr("a"), Steps: []vm.StepReport{
+		{StepID: "a", Status: vm.StatusFailed, Error: ptr("read-file: open missing.txt: no such file or directory")},
 	}}
 	if diff := cmp.Diff(want, r.report(t)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)

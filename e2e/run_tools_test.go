@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // TestRunCutOutput: an output over 64 KiB is cut on a UTF-8 boundary and
@@ -82,12 +83,12 @@ func TestRunToolRefusals(t *testing.T) {
 	for i, want := range []string{"read_only", "plan files", "hook", ""} {
 		s := rep.Steps[i]
 		if want == "" {
-			if s.Status != "success" {
+			if s.Status != vm.StatusSuccess {
 				t.Errorf("%s: %s %v", s.StepID, s.Status, s.Error)
 			}
 			continue
 		}
-		if s.Status != "failed" || s.Error == nil || !strings.Contains(*s.Error, want) || s.Output != nil {
+		if s.Status != vm.StatusFailed || s.Error == nil || !strings.Contains(*s.Error, want) || s.Output != nil {
 			t.Errorf("%s: status %s, error %v, want a refusal naming %s", s.StepID, s.Status, deref(s.Error), want)
 		}
 	}

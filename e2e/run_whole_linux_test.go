@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // wholeCapsule allows sh, write-file and notes.
@@ -85,7 +86,7 @@ func TestRunWholeOutputCondition(t *testing.T) {
 	got := map[string]string{}
 	out := map[string]string{}
 	for _, s := range r.report(t).Steps {
-		got[s.StepID] = s.Status
+		got[s.StepID] = s.Status.String()
 		if s.Output != nil {
 			out[s.StepID] = *s.Output
 		}
@@ -132,7 +133,7 @@ func TestRunWholeOutputTooLong(t *testing.T) {
 		t.Fatalf("report steps %+v", steps)
 	}
 	for _, s := range steps[1:] {
-		if s.Status != "failed" || s.Error == nil || *s.Error != wantErr {
+		if s.Status != vm.StatusFailed || s.Error == nil || *s.Error != wantErr {
 			t.Errorf("%s: %s, error %v; want failed with %q", s.StepID, s.Status, s.Error, wantErr)
 		}
 	}

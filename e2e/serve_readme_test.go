@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // readmeServe returns the README's `planc serve --mcp` exchange: the
@@ -176,7 +177,7 @@ func TestReadmeServePiped(t *testing.T) {
 			Result struct {
 				IsError           bool `json:"isError"`
 				Content           []struct{ Text string }
-				StructuredContent testReport `json:"structuredContent"`
+				StructuredContent vm.Report `json:"structuredContent"`
 			} `json:"result"`
 		}
 		err := json.Unmarshal([]byte(got[i]), &a)

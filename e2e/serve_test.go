@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // The end-to-end tests of planc serve --mcp: the Go SDK's client speaking
@@ -113,10 +114,10 @@ func resultTexts(r *mcp.CallToolResult) []string {
 }
 
 // structuredReport decodes a result's structured content as a report.
-func structuredReport(t *testing.T, r *mcp.CallToolResult) testReport {
+func structuredReport(t *testing.T, r *mcp.CallToolResult) vm.Report {
 	t.Helper()
 	b, _ := json.Marshal(r.StructuredContent)
-	var rep testReport
+	var rep vm.Report
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -149,9 +150,9 @@ func TestServeStdio(t *testing.T) {
 	r := c.call(t, "submit-plan", `{"id": "ok", "steps": [
 		{"id": "read", "tool": "read-file", "input": {"path": "in.txt"}},
 		{"id": "note", "tool": "notes", "depends_on": ["read"], "input": {"body": "$read.output"}}]}`, nil)
-	want := testReport{PlanID: "ok", Completed: true, Steps: []testStepRe{
-		{StepID: "read", Status: "success", Output: ptr("hello")},
-		{StepID: "note", Status: "success", Output: ptr("appended 6 bytes to notes.md")},
+	want := vm.Report{PlanID: "ok", Completed: true, Steps: []vm.StepReport{
+		{StepID: "read", Status: vm.StatusSuccess, Output: ptr("hello")},
+		{StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 6 bytes to notes.md")},
 	}}
 	if diff := cmp.Diff(want, structuredReport(t, r)); r.IsError || diff != "" {
 		t.Errorf("completed: isError %v, report (-want +got):\n%s", r.IsError, diff)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // plancIn runs `planc args…` in dir.
@@ -175,7 +176,7 @@ func TestToolsCacheProtected(t *testing.T) {
 	r := plancIn(t, dir, "run", "--capsule", "capsule.json", "attack.json")
 	rep := r.report(t)
 	for _, s := range rep.Steps {
-		if s.Status != "failed" || s.Error == nil || !strings.Contains(*s.Error, "which no step may change") {
+		if s.Status != vm.StatusFailed || s.Error == nil || !strings.Contains(*s.Error, "which no step may change") {
 			t.Errorf("step %s: %s (%v), want failed: the cache is protected", s.StepID, s.Status, s.Error)
 		}
 	}

@@ -215,16 +215,16 @@ func checkExample(t *testing.T, p *example, name string, m *ast.Manifest) {
 }
 
 // defaultManifest is the runtime's embedded default manifest, the one
-// planc run uses without --capsule (host/default-capsule.json).
+// planc run uses without --capsule (host/capenv/default-capsule.json).
 func defaultManifest(t *testing.T) *ast.Manifest {
 	t.Helper()
-	src, err := os.ReadFile("../host/default-capsule.json")
+	src, err := os.ReadFile("../host/capenv/default-capsule.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, ds := parser.ParseManifest(src, parser.DefaultLimits())
 	if m == nil || len(ds) > 0 {
-		t.Fatalf("host/default-capsule.json: %v", ds)
+		t.Fatalf("host/capenv/default-capsule.json: %v", ds)
 	}
 	return m
 }

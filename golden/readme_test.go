@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
 
 // codesTable renders the README's table of every diagnostic code, from the
-// parser's document codes and check's rules, so the README cannot drift.
+// parser's document codes, check's rules and the run's refusal codes, so
+// the README cannot drift.
 func codesTable() string {
 	var b strings.Builder
 	b.WriteString("| code | severity | what it finds | example |\n| --- | --- | --- | --- |\n")
@@ -25,6 +27,9 @@ func codesTable() string {
 			sev += " (capability rule)"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` |\n", r.Code, sev, cell(r.Doc), cell(r.Example))
+	}
+	for _, c := range host.Codes() {
+		fmt.Fprintf(&b, "| `%s` | error (planc run) | %s | `%s` |\n", c.Code, cell(c.Doc), cell(c.Example))
 	}
 	return b.String()
 }

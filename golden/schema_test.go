@@ -91,7 +91,7 @@ func hasAny(codes, set []string) bool {
 func shipped(t *testing.T) (plans, manifests []string) {
 	t.Helper()
 	plans, _ = filepath.Glob("testdata/check/ok/*.json")
-	manifests = []string{"testdata/check/capsule.json", "../host/default-capsule.json"}
+	manifests = []string{"testdata/check/capsule.json", "../host/capenv/default-capsule.json"}
 	err := filepath.WalkDir("../examples", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
 			return err
@@ -139,7 +139,7 @@ func TestSchemaShipped(t *testing.T) {
 		for _, f := range group.files {
 			src, err := os.ReadFile(f)
 			if err != nil {
-				if f == "../host/default-capsule.json" && os.IsNotExist(err) {
+				if f == "../host/capenv/default-capsule.json" && os.IsNotExist(err) {
 					continue
 				}
 				t.Fatal(err)

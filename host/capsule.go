@@ -19,7 +19,7 @@ func RunCapsule(ctx context.Context, cfg capsule.ChildConfig) session.ExitCode {
 // runEntrypoint runs a sub-capsule's plan entrypoint with Run.
 func runEntrypoint(ctx context.Context, e capsule.PlanEntry) (capsule.PlanResult, error) {
 	res, err := Run(ctx, Config{
-		Plan: e.Plan, Manifest: e.Manifest, ManifestDir: e.ManifestDir, ManifestPath: e.ChildConfig.Manifest, WorkDir: e.WorkDir,
+		Plan: e.Plan, Env: e.Env, WorkDir: e.WorkDir,
 		SessionDir: e.SessionDir, Roost: e.Roost,
 		SpawnedBy: e.SpawnedBy, DelegationID: e.DelegationID, ParentEnded: e.ParentEnded,
 		Notice: func(s string) { fmt.Fprintf(e.Stderr, "planc %s: %s\n", capsule.Command, s) },

@@ -15,6 +15,7 @@ import (
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // capsuleRun is RunCapsule's outcome in a test: its exit status, its
@@ -69,14 +70,8 @@ func TestRunCapsulePlan(t *testing.T) {
 	if r.code != session.ExitCompleted {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
-	var rep struct {
-		PlanID    string `json:"plan_id"`
-		Completed bool   `json:"completed"`
-		Steps     []struct {
-			Output string `json:"output"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.PlanID != "inner" || !rep.Completed || rep.Steps[0].Output != "appended 6 bytes to notes.md" {
+	var rep vm.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.PlanID != "inner" || !rep.Completed || len(rep.Steps) != 1 || rep.Steps[0].Output == nil || *rep.Steps[0].Output != "appended 6 bytes to notes.md" {
 		t.Errorf("answer %s (%v)", r.stdout, err)
 	}
 	if diff := cmp.Diff([]string{`{"up":true}`, `{"outcome":"completed"}`}, r.status); diff != "" {

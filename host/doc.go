@@ -10,12 +10,15 @@
 // (E-RUN-012, before anything is written), opens the session directory,
 // writes the plan to plans/plan-<n>.json read-only and runs what it reads
 // back under the plan's lock, keeps every attempt's output and the report
-// (S24), and closes everything with session_end. With Config.Resume it
+// (S24), and closes everything with session_end. With Config.RedrivePlan it
 // redrives a plan of a session instead (S25–S28, redrive.go). RunCapsule
 // is the same for a sub-capsule's `planc __capsule`.
 //
 // The rest lives in rooms of its own, each a package:
 //
+//   - host/capenv: the capsule's environment (manifest, built-in tool
+//     schemas, MCP tools once listed), which every caller builds with
+//     capenv.New and Run, the redrive and a sub-capsule check plans in.
 //   - host/session: the session directory (session.json, the plan files
 //     and their locks, trace.jsonl and its writer, every attempt's whole
 //     output under outputs/ with its output index, the kept reports,

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 )
 
@@ -27,15 +27,15 @@ func ExampleRun() {
   {"id": "read", "tool": "read-file", "depends_on": ["write"], "input": {"path": "hello.txt"}},
   {"id": "note", "tool": "notes", "depends_on": ["read"], "input": {"body": "$read.output"}}
 ]}`)
-	m := host.DefaultManifest() // built-in tools, no shell
-	plan, diags := check.Load(src, check.CapabilitiesOf(m))
+	env := capenv.Default() // built-in tools, no shell
+	plan, diags := env.Load(src)
 	if plan == nil {
 		fmt.Println("refused:", diags) // planc run prints them and exits 2
 		return
 	}
 	res, err := host.Run(context.Background(), host.Config{
 		Plan:       plan,
-		Manifest:   m,
+		Env:        env,
 		WorkDir:    work,
 		SessionDir: filepath.Join(work, "session"),
 	})

@@ -20,17 +20,17 @@ import (
 // shell steps in the plan's cgroup scope, the step refusals, and the
 // session's trace.
 type runHost struct {
-	prog    *ir.Program
-	task    *session.Task
-	tools   *tools.Inventory
-	checker refuser // nil: nothing to refuse
-	scope   shellScope
-	shell   shellSpec
+	prog     *ir.Program
+	task     *session.Task
+	tools    *tools.Inventory
+	refusals refuser // the step refusals; nil: nothing to refuse
+	scope    shellScope
+	shell    shellSpec
 	// protected is the run's protected set, taken at plan start.
 	protected *protectedSet
 	observe   func(*ir.Program, vm.Event)
-	// caps runs the capsule steps.
-	caps *capsule.Launcher
+	// launcher runs the capsule steps.
+	launcher *capsule.Launcher
 }
 
 // refuser is the step refusal check: host/protect's *Checker.
@@ -65,15 +65,15 @@ var _ vm.Host = (*runHost)(nil)
 // Refuse implements vm.Host: the read_only and hook refusals, each with
 // its trace line.
 func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
-	if h.checker == nil {
+	if h.refusals == nil {
 		return nil
 	}
 	var r *protect.Refusal
 	switch c.Step.Kind {
 	case ir.KindTool:
-		r = h.checker.Tool(c.Step.Target, c.Input, h.tools.Info(c.Step.Target))
+		r = h.refusals.Tool(c.Step.Target, c.Input, h.tools.Info(c.Step.Target))
 	case ir.KindShell:
-		r = h.checker.Shell(c.Step.Argv, c.Step.Target)
+		r = h.refusals.Shell(c.Step.Argv, c.Step.Target)
 	}
 	if r == nil {
 		return nil
@@ -137,13 +137,13 @@ func (h *runHost) WholeOutput(index, attempt int, text string) (string, error) {
 // runs as a sub-capsule in a leaf cgroup of the plan's scope (host/capsule).
 func (h *runHost) SpawnCapsule(ctx context.Context, c vm.Call) (string, error) {
 	st, _ := h.scope.(capsule.Starter)
-	return h.caps.Spawn(ctx, st, c)
+	return h.launcher.Spawn(ctx, st, c)
 }
 
 // Trace implements vm.Host: the event goes to trace.jsonl, then to the
 // observer (the live view).
 func (h *runHost) Trace(e vm.Event) {
-	h.caps.BeforeTrace(e) // task_canceled … task_end before plan_end
+	h.launcher.BeforeTrace(e) // task_canceled … task_end before plan_end
 	h.task.Trace.Event(e)
 	if h.observe != nil {
 		h.observe(h.prog, e)

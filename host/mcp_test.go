@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
@@ -33,7 +34,7 @@ func TestRunMCP(t *testing.T) {
 	dir := t.TempDir()
 	m := manifest(t, mcpManifest(t))
 	run := func(plan string) (*Result, error) {
-		return Run(context.Background(), Config{WorkDir: dir, Manifest: m, Plan: checked(t, m, plan),
+		return Run(context.Background(), Config{WorkDir: dir, Env: capenv.New(m), Plan: checked(t, m, plan),
 			probe: func() error { return nil },
 			open:  func(string) (shellScope, error) { return newFakeScope(), nil }})
 	}
@@ -95,7 +96,7 @@ func TestRefuseMCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	h := &runHost{task: &session.Task{Trace: tr}, checker: checker, tools: &tools.Inventory{Builtins: &tools.Builtins{WorkDir: dir}, Servers: ms}}
+	h := &runHost{task: &session.Task{Trace: tr}, refusals: checker, tools: &tools.Inventory{Builtins: &tools.Builtins{WorkDir: dir}, Servers: ms}}
 	refuse := func(tool, input string) error {
 		step := &ir.Step{ID: "s", Kind: ir.KindTool, Target: tool}
 		return h.Refuse(context.Background(), vm.Call{PlanID: "p", Step: step, Input: json.RawMessage(input)})

@@ -48,7 +48,7 @@ func (r *run) notice(s string) {
 
 // keepReport keeps the plan's report exactly as returned (S24).
 func keepReport(task *session.Task, rep *vm.Report) error {
-	b, err := session.ReportJSON(rep)
+	b, err := rep.JSON()
 	if err == nil {
 		err = task.Session.KeepReport(task.Plan.N, b)
 	}

@@ -70,20 +70,10 @@ type protectedInput struct {
 // allowlisted shell words resolve to now, and the paths the capsule
 // that spawned this one protects (shell.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
-	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}, workDir: absPath("", in.workDir)}
-	s.add(in.sessionDir, "the session directory: its plan files, trace and reports are planc's alone")
-	if in.workDir != "" {
-		// The working directory's .planc: every session in it (a redrive
-		// reuses what their records say) and the project's capsule.json,
-		// which the next planc run here would run under.
-		s.add(filepath.Join(in.workDir, session.RuntimeDir), "planc's own directory: its sessions, and the capsule.json a later planc run here runs under")
-	}
-	for _, p := range in.m.Capabilities.ReadOnly {
-		s.add(absPath(in.manifestDir, p.Name), "")
-	}
-	s.add(in.roostDir, "the roost, whose capsules a capsule step runs")
-	if in.manifestPath != "" {
-		s.add(in.manifestPath, "the capsule manifest the plan runs under")
+	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}, workDir: session.AbsPath("", in.workDir)}
+	c := session.Capsule{Manifest: in.m, ManifestDir: in.manifestDir, ManifestPath: in.manifestPath, SessionDir: in.sessionDir, WorkDir: in.workDir, Roost: in.roostDir}
+	for _, p := range c.Protected() {
+		s.add(p.Path, p.What)
 	}
 	for _, word := range ast.Names(in.m.Capabilities.ShellAllow) {
 		b, ok := resolveBinary(word, in.workDir)
@@ -116,7 +106,7 @@ func newProtectedSet(in protectedInput) *protectedSet {
 // far as it exists.
 func readOnlyLinks(m *ast.Manifest, manifestDir string) error {
 	for _, e := range m.Capabilities.ReadOnly {
-		abs := absPath(manifestDir, e.Name)
+		abs := session.AbsPath(manifestDir, e.Name)
 		cur := string(filepath.Separator)
 		if v := filepath.VolumeName(abs); v != "" {
 			cur = v + cur
@@ -148,7 +138,7 @@ func (s *protectedSet) add(p, what string) {
 	if p == "" {
 		return
 	}
-	p = absPath("", p)
+	p = session.AbsPath("", p)
 	if slices.Contains(s.paths, p) {
 		return
 	}

@@ -1,9 +1,6 @@
 package host
 
 import (
-	"github.com/planc/planc/host/capsule"
-	"github.com/planc/planc/internal/trust"
-
 	"context"
 	"errors"
 	"os"
@@ -13,10 +10,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/internal/trust"
 )
 
 // protectedWorld is a working directory with a capsule manifest, a roost,
@@ -185,7 +185,7 @@ func TestRunProtected(t *testing.T) {
 		{"id": "notes", "tool": "notes", "input": {"body": "kept"}},
 		{"id": "run", "shell": "linked x"}
 	]}`)
-	res, err := Run(context.Background(), Config{Plan: plan, Manifest: m, ManifestDir: dir, ManifestPath: filepath.Join(dir, "capsule.json"),
+	res, err := Run(context.Background(), Config{Plan: plan, Env: capenv.New(m, capenv.Dir(dir), capenv.Path(filepath.Join(dir, "capsule.json"))),
 		WorkDir: dir, SessionDir: sess, probe: func() error { return nil }, open: func(string) (shellScope, error) { return sc, nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/tracefile"
@@ -30,16 +29,16 @@ type redrive struct {
 	notes []string // what the read-back noticed, for Config.Notice
 }
 
-// prepareRedrive makes the redrive of plan cfg.Resume of the session
+// prepareRedrive makes the redrive of plan cfg.RedrivePlan of the session
 // cfg.SessionDir ready. Every refusal is a *RefusedError, and leaves the
 // lock free.
 func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
-	n := r.cfg.Resume
+	n := r.cfg.RedrivePlan
 	if n < 0 {
-		return nil, nil, fmt.Errorf("host.Run: Config.Resume is %d, not a plan number", n)
+		return nil, nil, fmt.Errorf("host.Run: Config.RedrivePlan is %d, not a plan number", n)
 	}
 	if r.cfg.Plan != nil || r.cfg.SessionDir == "" {
-		return nil, nil, errors.New("host.Run: a redrive (Config.Resume) takes Config.SessionDir and no Config.Plan")
+		return nil, nil, errors.New("host.Run: a redrive (Config.RedrivePlan) takes Config.SessionDir and no Config.Plan")
 	}
 	if sess, err = session.OpenExisting(r.cfg.SessionDir); err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}
@@ -72,11 +71,8 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	if err := rec.VerifyPlan(src); err != nil {
 		return nil, nil, &RefusedError{Msg: "the plan is refused: " + err.Error()}
 	}
-	// Checked as a first run is: the built-in tools' inputs too, and the
-	// fixes name the manifest.
-	caps := check.CapabilitiesOf(r.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest, caps.Embedded = r.cfg.ManifestPath, r.cfg.Manifest == nil
-	plan, ds := check.Load(src, caps)
+	// Checked in the capsule's environment, as a first run is.
+	plan, ds := r.cfg.Env.Load(src)
 	if plan == nil {
 		return nil, nil, &RefusedError{Diagnostics: ds, Source: src}
 	}

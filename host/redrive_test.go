@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
@@ -63,7 +66,7 @@ const (
 func scriptConfig(t *testing.T, dir string, names *[]string) Config {
 	sh := manifest(t, scriptManifest)
 	return Config{
-		WorkDir: dir, Manifest: sh, Plan: checked(t, sh, scriptPlan),
+		WorkDir: dir, Env: capenv.New(sh), Plan: checked(t, sh, scriptPlan),
 		probe: func() error { return nil },
 		open: func(name string) (shellScope, error) {
 			*names = append(*names, name)
@@ -74,7 +77,7 @@ func scriptConfig(t *testing.T, dir string, names *[]string) Config {
 
 // resumeConfig turns cfg into the redrive of plan n of session sess.
 func resumeConfig(cfg Config, sess string, n int) Config {
-	cfg.Plan, cfg.SessionDir, cfg.Resume = nil, sess, n
+	cfg.Plan, cfg.SessionDir, cfg.RedrivePlan = nil, sess, n
 	return cfg
 }
 
@@ -93,7 +96,7 @@ func TestRedrive(t *testing.T) {
 		t.Fatalf("first run: %v %+v", err, res)
 	}
 	sess := res.Session.Dir
-	first, _ := session.ReportJSON(&res.Report)
+	first, _ := res.Report.JSON()
 	if b, _ := os.ReadFile(filepath.Join(sess, "reports", "plan-1.json")); string(b) != string(first) {
 		t.Errorf("kept report %s, want %s", b, first)
 	}
@@ -121,7 +124,7 @@ func TestRedrive(t *testing.T) {
 	if want := []string{"planc-" + res.Session.Info.ID + "-1", "planc-" + res.Session.Info.ID + "-1-redrive-1"}; !cmp.Equal(names, want) {
 		t.Errorf("scopes %v, want %v", names, want)
 	}
-	second, _ := session.ReportJSON(&res.Report)
+	second, _ := res.Report.JSON()
 	if b, _ := os.ReadFile(filepath.Join(sess, "reports", "plan-1.json")); string(b) != string(second) {
 		t.Errorf("kept report after the redrive: %s", b)
 	}
@@ -196,12 +199,13 @@ func TestRedriveRefusals(t *testing.T) {
 	lock.Unlock()
 
 	// A capsule without the binary a step runs refuses the plan as check
-	// would.
+	// would: its error names the binary (beside the warning, as a first
+	// run's check gives it, that "count" is not on PATH).
 	c := resumeConfig(cfg, sess, 1)
-	c.Manifest = manifest(t, `{"name": "local/sh", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["count"]}}, "tools": {"builtin": ["write-file"]}}`)
+	c.Env = capenv.New(manifest(t, `{"name": "local/sh", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["count"]}}, "tools": {"builtin": ["write-file"]}}`))
 	_, err = Run(context.Background(), c)
 	var re *RefusedError
-	if !errors.As(err, &re) || len(re.Diagnostics) == 0 || !strings.Contains(re.Diagnostics[0].Message, "need") {
+	if !errors.As(err, &re) || !slices.ContainsFunc(re.Diagnostics, func(d ast.Diagnostic) bool { return d.Severity == ast.Error && strings.Contains(d.Message, "need") }) {
 		t.Errorf("check refusal: %v", err)
 	}
 

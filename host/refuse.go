@@ -31,7 +31,7 @@ func scopeRefusal(err error) string {
 func (r *run) begin() {
 	if !r.begun {
 		r.begun = true
-		r.tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
+		r.tr.Start(r.info)
 	}
 }
 

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/protect/envpolicy"
@@ -20,6 +20,7 @@ import (
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
 )
 
@@ -31,21 +32,27 @@ const DefaultShellTimeout = 10 * time.Minute
 // scope when there is none.
 const CodeNoScope = shell.Code
 
+// Codes documents the refusal codes of a run, as parser.Codes documents
+// the parser's and check.Rules the checker's: the README's table of codes
+// lists all three.
+func Codes() []parser.CodeDoc {
+	return []parser.CodeDoc{
+		{Code: CodeNoScope, Doc: "a plan with a shell or capsule step, or a capsule with MCP servers, is run where planc has no delegated cgroup v2 scope; refused before anything runs (docs/running.md)", Example: `{"id": "t", "shell": "go test ./..."}`},
+	}
+}
+
 // Config is one `planc run`.
 type Config struct {
-	// Plan is the plan to run, as check.Load accepted it with the
-	// capabilities of Manifest (check.CapabilitiesOf). Its text is written
-	// to the session and what runs is what is read back from there.
+	// Plan is the plan to run, as Env.Load accepted it. Its text is
+	// written to the session and what runs is what is read back from
+	// there.
 	Plan *check.Plan
-	// Manifest is the capsule manifest, nil for DefaultManifest; the
-	// caller has admitted it (Admit). ManifestDir is the directory its
-	// relative paths start from.
-	Manifest    *ast.Manifest
-	ManifestDir string
-	// ManifestPath is the file the manifest was read from (--capsule);
-	// "" when it came from no file. No step and no tool call may change
-	// it.
-	ManifestPath string
+	// Env is the capsule the plan runs in (capenv.New): its manifest,
+	// the directory the manifest's relative paths start from (Env.Dir; ""
+	// is WorkDir) and the file it was read from, which no step and no tool
+	// call may change (Env.Path). nil is capenv.Default. The caller has
+	// admitted the manifest (Admit).
+	Env *capenv.Env
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -75,11 +82,12 @@ type Config struct {
 	// ParentEnded, when set, closes when a sub-capsule's parent dies: Run
 	// writes spawner_ended, ends the plan, and writes no session_end.
 	ParentEnded <-chan struct{}
-	// Resume, when not 0, makes the run a redrive of plan Resume of the
-	// existing session SessionDir (S25–S28; docs/resume.md) instead of a
-	// first run of Plan, which is then nil: the plan is read back from its
-	// plan file and checked with Manifest's capabilities.
-	Resume int
+	// RedrivePlan, when not 0, makes the run a redrive of plan
+	// RedrivePlan of the existing session SessionDir (S25–S28;
+	// docs/resume.md: `planc run --resume` and serve's resume-plan are
+	// what users call it) instead of a first run of Plan, which is then
+	// nil: the plan is read back from its plan file and checked in Env.
+	RedrivePlan int
 
 	// probe and open replace shell.Probe and shell.OpenScope in tests.
 	probe func() error
@@ -113,7 +121,7 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 // written), opens the session and its trace, writes the plan file, starts
 // the MCP servers in the scope and runs what it reads back, keeps every
 // step's output and the report (S24), and closes everything. With
-// Config.Resume it redrives a plan instead (redrive.go). Cancelling ctx
+// Config.RedrivePlan it redrives a plan instead (redrive.go). Cancelling ctx
 // cancels the plan (S22). A *RefusedError means nothing ran (exit 2) and,
 // but for a sub-capsule's run, nothing was left: what Run made for the
 // plan before it was refused (the session directory, or the plan file in
@@ -121,21 +129,21 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 // refused redrive leaves its session as it was. Any other error is a
 // failure of the runtime itself.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	m := cfg.Manifest
-	if m == nil {
-		m = DefaultManifest()
+	if cfg.Env == nil {
+		cfg.Env = capenv.Default()
 	}
+	m := cfg.Env.Manifest()
 	workDir, err := session.AbsDir(cfg.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: &cfg, m: m, manifestDir: cfg.ManifestDir, workDir: workDir, checked: cfg.Plan}
+	r := &run{cfg: &cfg, m: m, manifestDir: cfg.Env.Dir(), workDir: workDir, checked: cfg.Plan}
 	if r.manifestDir == "" {
 		r.manifestDir = workDir
 	}
 	var sess *session.Session
 	switch {
-	case cfg.Resume != 0:
+	case cfg.RedrivePlan != 0:
 		// Everything that may refuse a redrive is looked at before its
 		// session's trace gets a line.
 		if sess, r.redrive, err = r.prepareRedrive(); err != nil {
@@ -164,13 +172,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	tr, err := sess.OpenTrace()
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
 	defer tr.Close()
 
-	r.tr = tr
+	r.tr, r.info = tr, info
 	// A sub-capsule's session is its delegation's record, made for it by
 	// its parent: it says who ran, even when the plan is refused
 	// (capsule.RunChild), so it begins at once and is never undone.
@@ -205,15 +213,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // run is one Run once its session is open: what the plan's run shares.
 type run struct {
 	cfg         *Config
-	m           *ast.Manifest // cfg.Manifest, or the default one
-	manifestDir string        // cfg.ManifestDir, or the working directory
+	m           *ast.Manifest // cfg.Env's manifest
+	manifestDir string        // cfg.Env's directory, or the working directory
 	workDir     string        // cfg.WorkDir, absolute
 	checked     *check.Plan   // cfg.Plan, or the redriven plan as checked again
 	redrive     *redrive      // nil for a first run
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
 	tr          *session.Trace
-	begun       bool // session_start is written (begin)
+	info        session.Info // what session_start says (begin)
+	begun       bool         // session_start is written (begin)
 }
 
 // plan writes the plan file (or takes the redriven one), opens the
@@ -243,13 +252,13 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	defer task.Close()
 
 	h := &runHost{
-		prog:    prog,
-		task:    task,
-		tools:   &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath()}},
-		observe: r.cfg.Observe,
-		caps:    capsule.NewLauncher(task, r.m, r.cfg.Roost),
+		prog:     prog,
+		task:     task,
+		tools:    &tools.Inventory{Builtins: &tools.Builtins{WorkDir: task.WorkDir, NotesPath: task.NotesPath(), Inputs: r.cfg.Env}},
+		observe:  r.cfg.Observe,
+		launcher: capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
-	defer h.caps.Close()
+	defer h.launcher.Close()
 	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
@@ -257,18 +266,18 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	// read-only for the steps and the capsules' commands, the built-in
 	// tools check what they open against it, and the refusals refuse a
 	// step that names it.
-	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.ManifestPath,
-		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.caps.RoostDir(), runFiles: h.caps.RunFiles()})
+	h.protected = newProtectedSet(protectedInput{m: r.m, manifestDir: r.manifestDir, manifestPath: r.cfg.Env.Path(),
+		workDir: task.WorkDir, sessionDir: task.Session.Dir, roostDir: h.launcher.RoostDir(), runFiles: h.launcher.RunFiles()})
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
-	h.caps.Protect = h.shell.protect
+	h.launcher.Protect = h.shell.protect
 	h.tools.Builtins.Protected = h.protected.toolSet(h.tools.Builtins.NotesPath)
 	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.protected.runtimePaths()...)
-	checker, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
+	refusals, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
 	if err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
-	h.checker = checker
+	h.refusals = refusals
 	if r.needScope {
 		if r.redrive != nil {
 			r.redrive.removeScopes(task)
@@ -362,7 +371,7 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if err != nil {
 		return &RefusedError{Msg: err.Error()}
 	}
-	if plan, ds := r.checked.WithTools(ms.Schemas()); plan == nil {
+	if plan, ds := r.cfg.Env.WithMCP(ms.Schemas()).Recheck(r.checked); plan == nil {
 		ms.Close()
 		return &RefusedError{Diagnostics: ds, Source: r.checked.Source()}
 	}
@@ -401,15 +410,4 @@ func shellTimeout(cfg *Config, m *ast.Manifest) time.Duration {
 		return m.Capabilities.ShellTimeout.D
 	}
 	return DefaultShellTimeout
-}
-
-// absPath makes p absolute against base (itself made absolute), cleaned.
-func absPath(base, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
@@ -71,7 +72,7 @@ func manifest(t *testing.T, src string) *ast.Manifest { return testkit.Manifest(
 func checked(t testing.TB, m *ast.Manifest, src string) *check.Plan {
 	t.Helper()
 	if m == nil {
-		m = DefaultManifest()
+		m = capenv.DefaultManifest()
 	}
 	p, ds := check.Load([]byte(src), check.CapabilitiesOf(m))
 	if p == nil {
@@ -114,7 +115,7 @@ func TestRunRefusals(t *testing.T) {
 	// E-RUN-012 through an injected probe: nothing is written.
 	sh := manifest(t, shellManifest)
 	shellPlan := checked(t, sh, `{"id": "p", "steps": [{"id": "a", "shell": "echo hi"}]}`)
-	err := run(Config{Manifest: sh, Plan: shellPlan, probe: func() error { return errors.New("injected") }})
+	err := run(Config{Env: capenv.New(sh), Plan: shellPlan, probe: func() error { return errors.New("injected") }})
 	if !errors.As(err, &re) || re.Code != CodeNoScope || err.Error() != "E-RUN-012: no delegated cgroup v2 scope: injected; "+ScopeFix {
 		t.Errorf("no scope: %v", err)
 	}
@@ -131,7 +132,7 @@ func TestRunRefusals(t *testing.T) {
 	// that did not exist, with its parent.
 	sess := filepath.Join(dir, "new", "s")
 	lost := func(string) (shellScope, error) { return nil, errors.New("gone") }
-	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
+	err = run(Config{Env: capenv.New(sh), Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost after the probe: %v", err)
 	}
@@ -143,7 +144,7 @@ func TestRunRefusals(t *testing.T) {
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: empty, probe: func() error { return nil }, open: lost})
+	err = run(Config{Env: capenv.New(sh), Plan: shellPlan, SessionDir: empty, probe: func() error { return nil }, open: lost})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost in an empty --session directory: %v", err)
 	}
@@ -158,7 +159,7 @@ func TestRunRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := traceEvents(t, filepath.Join(sess, session.TraceFile))
-	err = run(Config{Manifest: sh, Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
+	err = run(Config{Env: capenv.New(sh), Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost in a kept session: %v", err)
 	}
@@ -181,7 +182,7 @@ func TestAdmit(t *testing.T) {
 	if err := Admit(manifest(t, `{"name": "local/x"}`)); !errors.As(err, &re) || !strings.Contains(err.Error(), `capsule "local/x" is not granted capabilities.plan.submit`) {
 		t.Errorf("no plan.submit: %v", err)
 	}
-	if err := Admit(DefaultManifest()); err != nil {
+	if err := Admit(capenv.DefaultManifest()); err != nil {
 		t.Error(err)
 	}
 }
@@ -201,7 +202,7 @@ func TestRunFakeScope(t *testing.T) {
 	var names []string
 	sh := manifest(t, shellManifest)
 	cfg := Config{
-		WorkDir: dir, Manifest: sh,
+		WorkDir: dir, Env: capenv.New(sh),
 		Plan: checked(t, sh, `{"id": "p", "steps": [
 			{"id": "e", "shell": "echo hi"},
 			{"id": "b", "shell": "big"},
@@ -244,7 +245,7 @@ func TestRunAbort(t *testing.T) {
 	abort := make(chan struct{})
 	sh := manifest(t, shellManifest)
 	cfg := Config{
-		WorkDir: dir, Manifest: sh, Abort: abort,
+		WorkDir: dir, Env: capenv.New(sh), Abort: abort,
 		Plan:  checked(t, sh, `{"id": "p", "steps": [{"id": "b", "shell": "block"}, {"id": "n", "tool": "notes", "depends_on": ["b"], "input": {"body": "x"}}]}`),
 		probe: func() error { return nil },
 		open:  func(string) (shellScope, error) { return sc, nil },
@@ -274,8 +275,8 @@ func TestRunAbort(t *testing.T) {
 }
 
 func TestDefaultManifest(t *testing.T) {
-	m := DefaultManifest()
-	if m.Name != DefaultManifestName || !m.Capabilities.PlanSubmit || len(m.Capabilities.ShellAllow) != 0 || len(m.Capabilities.SpawnAllow) != 0 {
+	m := capenv.DefaultManifest()
+	if m.Name != capenv.DefaultManifestName || !m.Capabilities.PlanSubmit || len(m.Capabilities.ShellAllow) != 0 || len(m.Capabilities.SpawnAllow) != 0 {
 		t.Errorf("default manifest: %+v", m)
 	}
 	var names []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/testkit"
@@ -51,7 +52,7 @@ func TestCancel(t *testing.T) {
 	t.Setenv(capsule.EnvGrace, "500ms")
 	dir := t.TempDir()
 	testkit.WriteRoost(t, dir, testkit.CancelCapsules("310.11", "310.22")...)
-	f := connect(t, Config{WorkDir: dir, Manifest: manifest(t, cancelManifest), ManifestDir: dir})
+	f := connect(t, Config{WorkDir: dir, Env: capenv.New(manifest(t, cancelManifest), capenv.Dir(dir), capenv.WorkDir(dir))})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	called := make(chan error, 1)

@@ -8,7 +8,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 )
 
@@ -20,12 +19,12 @@ const PlanFile = "plan"
 // content. Finding errors is what a check is for, so the result is a
 // failed one only when the check itself could not run.
 func (c *conn) checkPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	caps, err := c.s.capabilities(ctx)
+	env, err := c.s.withMCP(ctx)
 	if err != nil {
 		return errorResult("planc could not list the tools of the capsule's MCP servers, so the plan was not checked: %v", err), nil
 	}
 	src := planText(arguments(req))
-	_, found := check.Load(src, caps)
+	_, found := env.Load(src)
 	ds := planDiags(src, found)
 	errs, warns := diag.Count(ds)
 	var text string

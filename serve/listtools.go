@@ -63,11 +63,7 @@ func (c *conn) listTools(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.Call
 	if err != nil {
 		return errorResult("planc could not list the tools of the capsule's MCP servers: %v", err), nil
 	}
-	name := c.s.cfg.ManifestPath
-	if name == "" {
-		name = "the embedded default capsule"
-	}
-	l := tools.Listing{Capsule: name, Tools: infos}
+	l := c.s.env.Listing(infos)
 	if l.Tools == nil {
 		l.Tools = []tools.ToolInfo{}
 	}

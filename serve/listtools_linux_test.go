@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
@@ -24,7 +25,7 @@ func TestListToolsMCP(t *testing.T) {
 	if m == nil || len(ds) > 0 {
 		t.Fatal(ds)
 	}
-	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json", WorkDir: dir})
+	f := connect(t, Config{Env: capenv.New(m, capenv.Path("capsule.json"), capenv.WorkDir(dir)), WorkDir: dir})
 	r := f.call(t, context.Background(), ListTools, `{}`, nil)
 	if r.IsError {
 		t.Fatalf("list-tools: %q", texts(r))
@@ -83,7 +84,7 @@ func TestCheckAndSubmitAgree(t *testing.T) {
 	if m == nil || len(ds) > 0 {
 		t.Fatal(ds)
 	}
-	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json", WorkDir: dir})
+	f := connect(t, Config{Env: capenv.New(m, capenv.Path("capsule.json"), capenv.WorkDir(dir)), WorkDir: dir})
 	plans := []string{
 		// An MCP tool's input its schema refuses, beside built-in mistakes.
 		`{"id": "c", "steps": [

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/tools"
 )
 
@@ -15,7 +16,7 @@ import (
 // steps to, as structured content and as the same JSON text.
 func TestListToolsTool(t *testing.T) {
 	m := manifest(t, `{"name": "local/l", "capabilities": {"plan": {"submit": true}}, "tools": {"builtin": ["notes", "compose"]}}`)
-	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json"})
+	f := connect(t, Config{Env: capenv.New(m, capenv.Path("capsule.json"))})
 	r := f.call(t, context.Background(), ListTools, `{}`, nil)
 	if r.IsError {
 		t.Fatalf("list-tools: %q", texts(r))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
@@ -36,7 +37,7 @@ func TestCheckPlanEqualsCheck(t *testing.T) {
 	if m == nil || len(ds) > 0 {
 		t.Fatal(ds)
 	}
-	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json", WorkDir: dir})
+	f := connect(t, Config{Env: capenv.New(m, capenv.Path("capsule.json"), capenv.WorkDir(dir)), WorkDir: dir})
 	const plan = `{"id": "c", "steps": [
 		{"id": "a", "tool": "echo", "input": {"txt": "x"}},
 		{"id": "b", "tool": "notes", "input": {"body": 3}},
@@ -84,7 +85,7 @@ func TestSubmitRefusedByMCPTools(t *testing.T) {
 	if m == nil || len(ds) > 0 {
 		t.Fatal(ds)
 	}
-	f := connect(t, Config{Manifest: m, ManifestPath: "capsule.json"})
+	f := connect(t, Config{Env: capenv.New(m, capenv.Path("capsule.json"))})
 	const unknown = `{"id": "u", "steps": [{"id": "a", "tool": "zzz", "input": {}}]}`
 	const good = `{"id": "g", "steps": [{"id": "a", "tool": "echo", "input": {"text": "hi"}}]}`
 	refused := func(when string) {

@@ -17,6 +17,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // The tools' results over in-memory transports: submit-plan's outcomes,
@@ -28,10 +29,10 @@ func TestSubmitCompleted(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("isError: %q", texts(r))
 	}
-	want := testReport{PlanID: "tools", Completed: true, Steps: []testStep{
-		{StepID: "write", Status: "success", Output: ptr("wrote 5 bytes to out.txt")},
-		{StepID: "read", Status: "success", Output: ptr("hello")},
-		{StepID: "note", Status: "success", Output: ptr("appended 6 bytes to notes.md")},
+	want := vm.Report{PlanID: "tools", Completed: true, Steps: []vm.StepReport{
+		{StepID: "write", Status: vm.StatusSuccess, Output: ptr("wrote 5 bytes to out.txt")},
+		{StepID: "read", Status: vm.StatusSuccess, Output: ptr("hello")},
+		{StepID: "note", Status: vm.StatusSuccess, Output: ptr("appended 6 bytes to notes.md")},
 	}}
 	if diff := cmp.Diff(want, report(t, r)); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)

@@ -92,7 +92,7 @@ func (c *conn) resumePlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return errorResult("nothing to resume: this connection has no session yet (it has run no plan)"), nil
 	}
 	cfg := c.hostConfig(nil, dir)
-	cfg.Resume = n
+	cfg.RedrivePlan = n
 	res, err := c.run(ctx, req, cfg)
 	var re *host.RefusedError
 	switch {

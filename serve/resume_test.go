@@ -42,7 +42,7 @@ func TestResumePlan(t *testing.T) {
 	rep := report(t, r)
 	var got []string
 	for _, s := range rep.Steps {
-		got = append(got, s.StepID+":"+s.Status)
+		got = append(got, s.StepID+":"+s.Status.String())
 	}
 	if !rep.Completed || !cmp.Equal(got, []string{"write:success", "read:success", "note:success"}) {
 		t.Errorf("report %+v", rep)

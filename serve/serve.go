@@ -43,22 +43,19 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
-	"github.com/planc/planc/host/toolschema"
 )
 
 // Config is what every plan of a Server runs with: the fields of
 // host.Config that `planc run` takes from its flags.
 type Config struct {
-	// Manifest is the capsule manifest, nil for host.DefaultManifest.
-	// ManifestPath is the path it was read from ("" for none): the fixes
-	// of capability refusals name it, and it is protected from the plans'
-	// steps (host.Config.ManifestPath). ManifestDir is the directory its
-	// relative paths start from.
-	Manifest     *ast.Manifest
-	ManifestPath string
-	ManifestDir  string
+	// Env is the capsule every plan is checked and runs in
+	// (capenv.New): its manifest, whose path the fixes of capability
+	// refusals name and the plans' steps may not change, and the
+	// directory its relative paths start from. nil is capenv.Default.
+	Env *capenv.Env
 	// WorkDir is where steps run and tool paths start; "" is the current
 	// directory.
 	WorkDir string
@@ -93,8 +90,9 @@ type Config struct {
 // use: each Serve call is a connection of its own.
 type Server struct {
 	cfg       Config
-	m         *ast.Manifest
-	submitErr error // why there is no submit-plan; nil when there is
+	env       *capenv.Env   // cfg.Env, or the default, with no MCP tools
+	m         *ast.Manifest // env's manifest
+	submitErr error         // why there is no submit-plan; nil when there is
 
 	mu     sync.Mutex
 	infos  []tools.ToolInfo // the inventory, once listed (inventory)
@@ -103,11 +101,12 @@ type Server struct {
 
 // New returns a Server for cfg.
 func New(cfg Config) *Server {
-	m := cfg.Manifest
-	if m == nil {
-		m = host.DefaultManifest()
+	env := cfg.Env
+	if env == nil {
+		env = capenv.New(nil, capenv.WorkDir(cfg.WorkDir))
 	}
-	return &Server{cfg: cfg, m: m, submitErr: host.AdmitFrom(m, cfg.ManifestPath)}
+	m := env.Manifest()
+	return &Server{cfg: cfg, env: env, m: m, submitErr: host.AdmitFrom(m, env.Path())}
 }
 
 // SubmitRefusal says why the server offers no submit-plan tool: the
@@ -258,9 +257,7 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 	cfg := c.s.cfg
 	return host.Config{
 		Plan:         plan,
-		Manifest:     c.s.m,
-		ManifestDir:  cfg.ManifestDir,
-		ManifestPath: cfg.ManifestPath,
+		Env:          c.s.env,
 		WorkDir:      cfg.WorkDir,
 		SessionDir:   sessionDir,
 		MaxParallel:  cfg.MaxParallel,
@@ -271,30 +268,20 @@ func (c *conn) hostConfig(plan *check.Plan, sessionDir string) host.Config {
 	}
 }
 
-// baseCaps is what every plan is checked with before the manifest's MCP
-// servers have listed their tools: the manifest's capabilities, the
-// built-in tools' input schemas, and the manifest's name for the fixes.
-func (s *Server) baseCaps() *check.Capabilities {
-	caps := check.CapabilitiesOf(s.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest, caps.Embedded = s.cfg.ManifestPath, s.cfg.Manifest == nil
-	caps.Found = tools.BinaryFinder(s.cfg.WorkDir)
-	return caps
-}
-
-// capabilities is what check-plan and submit-plan check with, as `planc
-// check` does: baseCaps, and the tools of the manifest's MCP servers with
-// their input schemas (inventory). Both tools check a plan with the same
-// capabilities before anything runs, so they find the same problems.
-func (s *Server) capabilities(ctx context.Context) (*check.Capabilities, error) {
-	caps := s.baseCaps()
-	if len(s.m.Tools.MCP) == 0 {
-		return caps, nil
+// env is the environment check-plan and submit-plan check with, as
+// `planc check` does: the server's, with the tools of the manifest's MCP
+// servers and their input schemas (inventory). Both tools check a plan
+// in the same environment before anything runs, so they find the same
+// problems.
+func (s *Server) withMCP(ctx context.Context) (*capenv.Env, error) {
+	if !s.env.HasMCP() {
+		return s.env, nil
 	}
 	infos, err := s.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return caps.WithMCP(tools.MCPInputs(infos)), nil
+	return s.env.WithMCP(tools.MCPInputs(infos)), nil
 }
 
 // inventory is the capsule's tools (tools.ListTools): the built-in tools
@@ -312,11 +299,7 @@ func (s *Server) inventory(ctx context.Context) ([]tools.ToolInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir := s.cfg.ManifestDir
-		if dir == "" {
-			dir = work
-		}
-		infos, err := tools.ListTools(ctx, s.m, tools.ListOptions{Dir: work, ManifestDir: dir, Timeout: tools.MCPStartTimeout})
+		infos, err := s.env.ListTools(ctx, tools.ListOptions{Dir: work, Timeout: tools.MCPStartTimeout})
 		if err != nil {
 			return nil, err
 		}

@@ -14,7 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // fixture is one in-memory connection: a Server serving it, and a Go SDK
@@ -90,33 +92,17 @@ func texts(r *mcp.CallToolResult) []string {
 	return out
 }
 
-// testReport is the report's JSON.
-type testReport struct {
-	PlanID     string     `json:"plan_id"`
-	Completed  bool       `json:"completed"`
-	Canceled   bool       `json:"canceled"`
-	FailedStep *string    `json:"failed_step"`
-	Steps      []testStep `json:"steps"`
-}
-
-type testStep struct {
-	StepID string  `json:"step_id"`
-	Status string  `json:"status"`
-	Output *string `json:"output"`
-	Error  *string `json:"error"`
-}
-
 func ptr(s string) *string { return &s }
 
 // report decodes a result's structured content, which must equal its
 // report text: the first, after the summary in a failed result.
-func report(t *testing.T, r *mcp.CallToolResult) testReport {
+func report(t *testing.T, r *mcp.CallToolResult) vm.Report {
 	t.Helper()
 	b, err := json.Marshal(r.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep testReport
+	var rep vm.Report
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rep); err != nil {
@@ -126,7 +112,7 @@ func report(t *testing.T, r *mcp.CallToolResult) testReport {
 	if r.IsError && len(ts) > 0 {
 		ts = ts[1:]
 	}
-	var fromText testReport
+	var fromText vm.Report
 	if len(ts) == 0 || json.Unmarshal([]byte(ts[0]), &fromText) != nil {
 		t.Fatalf("no report text in %q", ts)
 	}
@@ -204,11 +190,11 @@ func TestListTools(t *testing.T) {
 // gets check-plan and list-tools alone, and SubmitRefusal says why.
 func TestNoSubmitWithoutGrant(t *testing.T) {
 	m := manifest(t, `{"name": "local/nogrant", "tools": {"builtin": ["notes"]}}`)
-	s := New(Config{Manifest: m})
+	s := New(Config{Env: capenv.New(m)})
 	if err := s.SubmitRefusal(); err == nil || !strings.Contains(err.Error(), "plan.submit") {
 		t.Errorf("SubmitRefusal: %v", err)
 	}
-	f := connect(t, Config{Manifest: m})
+	f := connect(t, Config{Env: capenv.New(m)})
 	res, err := f.cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

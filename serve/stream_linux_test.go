@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
-
-	"github.com/planc/planc/internal/testkit"
 )
 
 // The tests of ServeStream speak raw JSON-RPC lines, as a client on the
@@ -92,8 +92,8 @@ type answer struct {
 	line   []byte
 	ID     json.RawMessage `json:"id"`
 	Result *struct {
-		IsError           bool       `json:"isError"`
-		StructuredContent testReport `json:"structuredContent"`
+		IsError           bool      `json:"isError"`
+		StructuredContent vm.Report `json:"structuredContent"`
 	} `json:"result"`
 	Error *struct {
 		Code    int64  `json:"code"`
@@ -210,7 +210,7 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 	dir := t.TempDir()
 	var mu sync.Mutex
 	var notes []string
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir), Notice: func(n string) {
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir)), Notice: func(n string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if strings.HasPrefix(n, "line ") {
@@ -265,9 +265,9 @@ func TestStreamSurvivesBadFrames(t *testing.T) {
 
 	release(t, w, "done")
 	a := s.next(t)
-	want := testReport{PlanID: "held", Completed: true, Steps: []testStep{
-		{StepID: "wait", Status: "success", Output: ptr("done")},
-		{StepID: "after", Status: "success", Output: ptr("appended 5 bytes to notes.md")},
+	want := vm.Report{PlanID: "held", Completed: true, Steps: []vm.StepReport{
+		{StepID: "wait", Status: vm.StatusSuccess, Output: ptr("done")},
+		{StepID: "after", Status: vm.StatusSuccess, Output: ptr("appended 5 bytes to notes.md")},
 	}}
 	if string(a.ID) != "2" || a.Result == nil || a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the running plan: answered %s", a.line)
@@ -294,7 +294,7 @@ func linesOf(as []answer) string {
 }
 
 // reportsEqual compares two reports.
-func reportsEqual(a, b testReport) bool {
+func reportsEqual(a, b vm.Report) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
@@ -307,7 +307,7 @@ func reportsEqual(a, b testReport) bool {
 // nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, "2")
 	s.send(t, toolCall("3", CheckPlan, heldPlan))
 	s.in.Close()
@@ -323,9 +323,9 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 	if err != nil || len(rest) != 1 {
 		t.Fatalf("ServeStream returned %v after %d lines", err, len(rest))
 	}
-	want := testReport{PlanID: "held", Canceled: true, Steps: []testStep{ // in settle order
-		{StepID: "after", Status: "skipped", Error: ptr(vm.CanceledBeforeRun)},
-		{StepID: "wait", Status: "failed", Error: ptr(vm.ToolEnded)},
+	want := vm.Report{PlanID: "held", Canceled: true, Steps: []vm.StepReport{ // in settle order
+		{StepID: "after", Status: vm.StatusSkipped, Error: ptr(vm.CanceledBeforeRun)},
+		{StepID: "wait", Status: vm.StatusFailed, Error: ptr(vm.ToolEnded)},
 	}}
 	if a := rest[0]; string(a.ID) != "2" || a.Result == nil || !a.Result.IsError || !reportsEqual(a.Result.StructuredContent, want) {
 		t.Errorf("the cancelled plan: answered %s", a.line)
@@ -337,7 +337,7 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 // report goes to the trace, and the connection goes on.
 func TestStreamCancelledCallUnanswered(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, `"plan-a"`)
 	s.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"plan-a","reason":"enough"}}`)
 	sess := waitSession(t, dir)
@@ -366,7 +366,7 @@ func TestStreamCancelledCallUnanswered(t *testing.T) {
 // after are not read, and ServeStream returns the context's error.
 func TestStreamContextEnds(t *testing.T) {
 	dir := t.TempDir()
-	s := openStream(t, Config{WorkDir: dir, Manifest: waitManifest(t, dir)})
+	s := openStream(t, Config{WorkDir: dir, Env: capenv.New(waitManifest(t, dir), capenv.WorkDir(dir))})
 	w := holdPlan(t, s, dir, "2")
 	s.stop()
 	sess := waitSession(t, dir)

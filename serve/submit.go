@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
@@ -53,11 +52,11 @@ func (c *conn) submitPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	// makes no session and submit-plan refuses exactly what check-plan
 	// finds. The servers started for the run list their tools again
 	// (host.Run), and a plan refused then leaves nothing either (settle).
-	caps, err := c.s.capabilities(ctx)
+	env, err := c.s.withMCP(ctx)
 	if err != nil {
 		return errorResult("planc could not list the tools of the capsule's MCP servers, so the plan was not checked and nothing ran: %v", err), nil
 	}
-	plan, found := check.Load(src, caps)
+	plan, found := env.Load(src)
 	if plan == nil {
 		return refusedResult(planDiags(src, found)), nil
 	}
@@ -103,14 +102,11 @@ func (c *conn) run(ctx context.Context, req *mcp.CallToolRequest, cfg host.Confi
 // complete (a failed tool result), followed by any warnings. Its _meta
 // names the session, the plan file and the task.
 func reportResult(res *host.Result, warnings []diag.Diagnostic) (*mcp.CallToolResult, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(res.Report); err != nil {
+	b, err := res.Report.JSON()
+	if err != nil {
 		return nil, err
 	}
-	report := json.RawMessage(bytes.TrimSpace(b.Bytes()))
+	report := json.RawMessage(bytes.TrimSpace(b))
 	r := &mcp.CallToolResult{StructuredContent: report}
 	if res.Report.Failed {
 		r.IsError = true

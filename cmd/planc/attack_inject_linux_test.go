@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 // TestAttackCodeInjection: with no shell command allowed at all, a plan
@@ -71,7 +72,7 @@ func TestAttackCodeInjection(t *testing.T) {
 			}
 			wantFailed(t, got, "alias", `is a hard link to a file under the protected path "`+filepath.Join(w.dir, "roost")+`"`)
 			wantFailed(t, got, "spawn-evil", `capsule "local/evil" is not in the roost`)
-			if s := got["spawn-keep"]; s.Status != "success" || deref(s.Output) != "kept" {
+			if s := got["spawn-keep"]; s.Status != vm.StatusSuccess || deref(s.Output) != "kept" {
 				t.Errorf("spawn-keep: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 			}
 			injectIntact(t, w, kept)
@@ -92,7 +93,7 @@ func TestAttackCodeInjection(t *testing.T) {
 			got = injectRun(t, w)
 			wantFailed(t, got, "bin", `(the file the allowed command "tool" runs)`)
 			wantFailed(t, got, "alias", `is the protected path "`+filepath.Join(w.dir, "bin", "tool")+`"`)
-			if s := got["before"]; s.Status != "success" || deref(s.Output) != "tool\n" {
+			if s := got["before"]; s.Status != vm.StatusSuccess || deref(s.Output) != "tool\n" {
 				t.Errorf("before: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 			}
 			wantFailed(t, got, "after", `refused: "tool" now resolves to `+filepath.Join(w.dir, "early", "tool"))
@@ -121,7 +122,7 @@ func TestAttackCodeInjectionNoRoost(t *testing.T) {
 				]}`)
 			got := injectRun(t, w)
 			wantFailed(t, got, "tool", `(the roost, whose capsules a capsule step runs)`)
-			if s := got["made"]; s.Status != "success" {
+			if s := got["made"]; s.Status != vm.StatusSuccess {
 				t.Errorf("made: %s %s", s.Status, deref(s.Error))
 			}
 			wantFailed(t, got, "spawn", "was not a directory when the plan started, and a capsule the plan itself could have written is never run")
@@ -134,13 +135,13 @@ func TestAttackCodeInjectionNoRoost(t *testing.T) {
 }
 
 // injectRun runs the world's plan.json and returns its report's steps.
-func injectRun(t *testing.T, w *attackWorld) map[string]testStepRe {
+func injectRun(t *testing.T, w *attackWorld) map[string]vm.StepReport {
 	t.Helper()
 	r := w.exec(t)
 	if r.code != 0 {
 		t.Fatalf("planc exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	got := map[string]testStepRe{}
+	got := map[string]vm.StepReport{}
 	for _, s := range r.report(t).Steps {
 		t.Logf("%s: %s %q %s", s.StepID, s.Status, deref(s.Output), deref(s.Error))
 		got[s.StepID] = s
@@ -149,9 +150,9 @@ func injectRun(t *testing.T, w *attackWorld) map[string]testStepRe {
 }
 
 // wantFailed fails t unless step id failed with an error holding msg.
-func wantFailed(t *testing.T, got map[string]testStepRe, id, msg string) {
+func wantFailed(t *testing.T, got map[string]vm.StepReport, id, msg string) {
 	t.Helper()
-	if s := got[id]; s.Status != "failed" || !strings.Contains(deref(s.Error), msg) {
+	if s := got[id]; s.Status != vm.StatusFailed || !strings.Contains(deref(s.Error), msg) {
 		t.Errorf("%s: %s %s; want it failed with %s", id, s.Status, deref(s.Error), msg)
 	}
 }

@@ -131,7 +131,7 @@ func stepOut(t *testing.T, r runOut, id string) (out, status string) {
 			if s.Error != nil {
 				out += *s.Error
 			}
-			return out, s.Status
+			return out, s.Status.String()
 		}
 	}
 	t.Fatalf("no step %s in the report:\n%s\n%s", id, r.stdout, r.stderr)

@@ -5,6 +5,7 @@ package main
 // of the working directory to change what a later planc command does.
 
 import (
+	"github.com/planc/planc/vm"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,7 +106,7 @@ func TestAttackProjectCapsuleShell(t *testing.T) {
 		allFailed := func(r runOut) {
 			t.Helper()
 			for _, s := range r.report(t).Steps {
-				if s.Status != "failed" {
+				if s.Status != vm.StatusFailed {
 					t.Errorf("step %s: %s %q", s.StepID, s.Status, deref(s.Output))
 				}
 			}
@@ -335,10 +336,10 @@ func TestAttackReplacePlanc(t *testing.T) {
 		r := runAs(t, conf, cmd, nil)
 		code := r.code
 		steps := attackSteps(t, r.stdout, r.stderr)
-		if s := steps["swap"]; s.Status != "success" || deref(s.Output) != "swapped\n" {
+		if s := steps["swap"]; s.Status != vm.StatusSuccess || deref(s.Output) != "swapped\n" {
 			t.Fatalf("the step did not replace planc: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 		}
-		if s := steps["spawn"]; code != 0 || s.Status != "success" || deref(s.Output) != "hi" {
+		if s := steps["spawn"]; code != 0 || s.Status != vm.StatusSuccess || deref(s.Output) != "hi" {
 			t.Errorf("exit %d; spawn: %s %q %s", code, s.Status, deref(s.Output), deref(s.Error))
 		}
 		if _, err := os.Stat(escaped); err == nil {
@@ -380,16 +381,16 @@ func TestAttackSubCapsuleServer(t *testing.T) {
 				{"id": "good", "capsule": "good", "input": "go", "depends_on": ["rewrite"]}]}`)
 		r := runInode(t, conf, dir, nil, "--capsule", "capsule.json", "plan.json")
 		steps := attackSteps(t, r.stdout, r.stderr)
-		if s := steps["rewrite"]; s.Status != "failed" || !strings.Contains(deref(s.Output)+deref(s.Error), "Read-only file system") {
+		if s := steps["rewrite"]; s.Status != vm.StatusFailed || !strings.Contains(deref(s.Output)+deref(s.Error), "Read-only file system") {
 			t.Fatalf("the parent's step rewrote its sub-capsule's server: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 		}
-		if s := steps["m"]; s.Status != "failed" || !strings.Contains(deref(s.Error), "Read-only file system") {
+		if s := steps["m"]; s.Status != vm.StatusFailed || !strings.Contains(deref(s.Error), "Read-only file system") {
 			t.Errorf("m: %s %s; want it failed by a read-only .planc", s.Status, deref(s.Error))
 		}
 		if _, err := os.Stat(escaped); err == nil {
 			t.Error("the rewritten server wrote into .planc/, which its parent protects")
 		}
-		if s := steps["good"]; s.Status != "success" || !strings.Contains(deref(s.Output), "served") {
+		if s := steps["good"]; s.Status != vm.StatusSuccess || !strings.Contains(deref(s.Output), "served") {
 			t.Errorf("good: %s %q %s", s.Status, deref(s.Output), deref(s.Error))
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "out.txt")); string(b) != "put" {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/planc/planc/vm"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,26 +56,16 @@ func attackNeedScope(t *testing.T) {
 	}
 }
 
-// attackStep is a step of the report, as far as these tests read it.
-type attackStep struct {
-	ID     string  `json:"step_id"`
-	Status string  `json:"status"`
-	Output *string `json:"output"`
-	Error  *string `json:"error"`
-}
-
 // attackSteps decodes the report's steps by id.
-func attackSteps(t *testing.T, stdout, stderr string) map[string]attackStep {
+func attackSteps(t *testing.T, stdout, stderr string) map[string]vm.StepReport {
 	t.Helper()
-	var rep struct {
-		Steps []attackStep `json:"steps"`
-	}
+	var rep vm.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("the report is not JSON: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
 	}
-	out := map[string]attackStep{}
+	out := map[string]vm.StepReport{}
 	for _, s := range rep.Steps {
-		out[s.ID] = s
+		out[s.StepID] = s
 	}
 	return out
 }
@@ -137,7 +128,7 @@ func TestAttackToolRace(t *testing.T) {
 			t.Skipf("the kernel cannot protect steps here: %s", stderr)
 		}
 		got := attackSteps(t, stdout, stderr)
-		if code != 0 || got["swap"].Status != "success" || got["stop"].Status != "success" {
+		if code != 0 || got["swap"].Status != vm.StatusSuccess || got["stop"].Status != vm.StatusSuccess {
 			t.Fatalf("exit %d, swap %+v, stop %+v\nstderr:\n%s", code, got["swap"], got["stop"], stderr)
 		}
 		if b, err := os.ReadFile(filepath.Join(dir, "ro", "secret")); err != nil || string(b) != "secret\n" {
@@ -154,9 +145,9 @@ func TestAttackToolRace(t *testing.T) {
 		wrote, refused := 0, 0
 		for i := range raceWrites {
 			switch s := got[fmt.Sprintf("w%d", i)]; s.Status {
-			case "success":
+			case vm.StatusSuccess:
 				wrote++
-			case "failed":
+			case vm.StatusFailed:
 				refused++
 			default:
 				t.Errorf("w%d: %s", i, s.Status)
@@ -293,11 +284,11 @@ func TestAttackToolLinks(t *testing.T) {
 				`which no tool call may change; write elsewhere`,
 		}
 		for id, msg := range want {
-			if s := got[id]; s.Status != "failed" || derefOr(s.Error) != msg {
+			if s := got[id]; s.Status != vm.StatusFailed || derefOr(s.Error) != msg {
 				t.Errorf("%s: %s %s\nwant %s", id, s.Status, derefOr(s.Error), msg)
 			}
 		}
-		if s := got["plain"]; s.Status != "success" {
+		if s := got["plain"]; s.Status != vm.StatusSuccess {
 			t.Errorf("plain: %s %s", s.Status, derefOr(s.Error))
 		}
 		if b, _ := os.ReadFile(filepath.Join(dir, "ro", "secret")); string(b) != "secret\n" {

@@ -121,12 +121,12 @@ func TestAttackToolsKernelFiles(t *testing.T) {
 			for _, s := range r.report(t).Steps {
 				t.Logf("%s: %s %s", s.StepID, s.Status, deref(s.Error))
 				if s.StepID == "plain" {
-					if s.Status != "success" || deref(s.Output) != "plain\n" {
+					if s.Status != vm.StatusSuccess || deref(s.Output) != "plain\n" {
 						t.Errorf("plain: %s %s %q; want it read", s.Status, deref(s.Error), deref(s.Output))
 					}
 					continue
 				}
-				if s.Status != "failed" || !strings.Contains(deref(s.Error), want[s.StepID]) {
+				if s.Status != vm.StatusFailed || !strings.Contains(deref(s.Error), want[s.StepID]) {
 					t.Errorf("%s: %s, %s; want it refused (%q)", s.StepID, s.Status, deref(s.Error), want[s.StepID])
 				}
 			}
@@ -223,7 +223,7 @@ func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
 			}
 			r.stdout, r.stderr = so.String(), se.String()
 			rep := r.report(t)
-			if !rep.Canceled || len(rep.Steps) != 2 || rep.Steps[0].Status == "success" || rep.Steps[1].Status == "success" {
+			if !rep.Canceled || len(rep.Steps) != 2 || rep.Steps[0].Status == vm.StatusSuccess || rep.Steps[1].Status == vm.StatusSuccess {
 				t.Errorf("exit %d, report %+v; want the plan canceled, no step succeeded\n%s", r.code, rep, r.stderr)
 			}
 			for _, s := range rep.Steps {

@@ -20,8 +20,8 @@ import (
 	"testing"
 
 	"github.com/planc/planc/host/shell"
-
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 var (
@@ -202,7 +202,7 @@ func (w *attackWorld) run(t *testing.T, steps []string) {
 	for _, s := range r.report(t).Steps {
 		out := deref(s.Output)
 		t.Logf("%s: %s %s\n%s", s.StepID, s.Status, deref(s.Error), out)
-		if s.Status != "success" || strings.Contains(out, "ESCAPED") || !strings.Contains(out, "blocked") {
+		if s.Status != vm.StatusSuccess || strings.Contains(out, "ESCAPED") || !strings.Contains(out, "blocked") {
 			t.Errorf("step %s: %s, %s; want every attempt blocked:\n%s", s.StepID, s.Status, deref(s.Error), out)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/planc/planc/vm"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,21 +36,11 @@ type runOut struct {
 	code           int
 }
 
-// testReport is the report's JSON.
-type testReport struct {
-	PlanID     string       `json:"plan_id"`
-	Completed  bool         `json:"completed"`
-	Canceled   bool         `json:"canceled"`
-	FailedStep *string      `json:"failed_step"`
-	Steps      []testStepRe `json:"steps"`
-}
+// testReport is the report, decoded into its own type so that a field
+// the report gains or renames is seen here too.
+type testReport = vm.Report
 
-type testStepRe struct {
-	StepID string  `json:"step_id"`
-	Status string  `json:"status"`
-	Output *string `json:"output"`
-	Error  *string `json:"error"`
-}
+type testStepRe = vm.StepReport
 
 // planc runs the binary in dir with args and returns what it printed and
 // its exit status.

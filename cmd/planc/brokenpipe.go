@@ -2,10 +2,8 @@ package main
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
 )
 
@@ -26,23 +24,4 @@ func surviveBrokenPipe() {
 // brokenPipe reports whether err is a write to a pipe nobody reads.
 func brokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE)
-}
-
-// endOnError wraps a view's writer: once a write fails (its reader went
-// away), the view writes nothing more and says nothing of it.
-func endOnError(w io.Writer) io.Writer { return &viewWriter{w: w} }
-
-type viewWriter struct {
-	w     io.Writer
-	ended atomic.Bool
-}
-
-func (v *viewWriter) Write(p []byte) (int, error) {
-	if v.ended.Load() {
-		return len(p), nil
-	}
-	if _, err := v.w.Write(p); err != nil {
-		v.ended.Store(true)
-	}
-	return len(p), nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
@@ -57,7 +57,7 @@ func cargoWant(t *testing.T, path string) result {
 	t.Helper()
 	caps := testCapsAt(t, path)
 	if path == "" {
-		caps = check.CapabilitiesOf(host.DefaultManifest())
+		caps = check.CapabilitiesOf(capenv.DefaultManifest())
 		caps.Embedded = true
 	}
 	_, ds := check.Load([]byte(cargoPlan), caps)

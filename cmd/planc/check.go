@@ -82,7 +82,7 @@ func runCheck(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc check: capsule manifest: %v\n", err)
 		return exitUsage
 	}
-	if capsule.m == nil {
+	if capsule.env == nil {
 		// The manifest is refused: its diagnostics are the output.
 		diag.Sort(capsule.ds)
 		if err := e.writeDiags(format.value, capsule.ds, nil); err != nil {
@@ -107,12 +107,12 @@ func runCheck(e *env, c *command, args []string) int {
 		files = append(files, f)
 		srcs = append(srcs, f.Src)
 	}
-	caps, err := capsule.capsFor(capsule.caps(), srcs...)
+	env, err := capsule.envFor(srcs...)
 	if err != nil {
 		return e.mcpFailed("check", err)
 	}
 	for _, f := range files {
-		_, ds := e.checkPlan(f, caps)
+		_, ds := env.LoadFile(f)
 		all = append(all, ds...)
 	}
 	diag.Sort(all)

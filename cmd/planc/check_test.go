@@ -9,7 +9,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/parser"
 )
@@ -37,7 +37,7 @@ func diagOf(t *testing.T, src, code string, caps *check.Capabilities) ast.Diagno
 // defaultCaps is what the embedded default capsule grants, as check sees
 // it when no --capsule is given and no .planc/capsule.json is found.
 func defaultCaps() *check.Capabilities {
-	caps := check.CapabilitiesOf(host.DefaultManifest()).WithSchemas(toolschema.Builtin())
+	caps := check.CapabilitiesOf(capenv.DefaultManifest()).WithSchemas(toolschema.Builtin())
 	caps.Embedded = true
 	return caps
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/planc/planc/vm"
 )
 
 // hookFormSteps are steps that each delete their own file f/ID in a form
@@ -93,7 +95,7 @@ func TestRunShellHookForms(t *testing.T) {
 				s := got[id]
 				b, err := os.ReadFile(filepath.Join(dir, "f", id))
 				if hooked {
-					if s.Status != "failed" || s.Error == nil || !strings.HasPrefix(*s.Error, "refused by hook 0 (on-shell") {
+					if s.Status != vm.StatusFailed || s.Error == nil || !strings.HasPrefix(*s.Error, "refused by hook 0 (on-shell") {
 						t.Errorf("%s (%q): %s %s", id, forms[id], s.Status, derefOr(s.Error))
 					}
 					if err != nil || string(b) != "keep\n" {

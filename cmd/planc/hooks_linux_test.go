@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/planc/planc/vm"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,12 +90,12 @@ func TestRunShellHookWords(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
 		}
-		if s := got["fine"]; s.Status != "success" || s.Output == nil || *s.Output != "rm x\n" {
+		if s := got["fine"]; s.Status != vm.StatusSuccess || s.Output == nil || *s.Output != "rm x\n" {
 			t.Errorf("fine: %+v", s)
 		}
 		for id, line := range denied {
 			s := got[id]
-			if s.Status != "failed" || s.Error == nil || !strings.HasPrefix(*s.Error, `refused by hook 1 (on-shell, match "rm *", commit_policy deny): the command `) {
+			if s.Status != vm.StatusFailed || s.Error == nil || !strings.HasPrefix(*s.Error, `refused by hook 1 (on-shell, match "rm *", commit_policy deny): the command `) {
 				t.Errorf("%s (%q): %s %s", id, line, s.Status, derefOr(s.Error))
 			}
 		}

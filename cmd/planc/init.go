@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 )
 
@@ -52,21 +53,21 @@ func runInit(e *env, c *command, args []string) int {
 	}
 	// The capsule in force here before: a parent's, which the new one
 	// hides from here down.
-	before := findCapsule(wd)
-	if err := writeStarter(projectCapsule, starterCapsule(filepath.Base(wd))); errors.Is(err, fs.ErrExist) {
-		fmt.Fprintf(e.stderr, "planc init: %s exists already; edit it (docs/manifest.md), or remove it to start again\n", projectCapsule)
+	before := capenv.Find(wd)
+	if err := writeStarter(capenv.ProjectFile, starterCapsule(filepath.Base(wd))); errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(e.stderr, "planc init: %s exists already; edit it (docs/manifest.md), or remove it to start again\n", capenv.ProjectFile)
 		return exitFail
 	} else if err != nil {
 		fmt.Fprintf(e.stderr, "planc init: %v\n", err)
 		return exitUsage
 	}
 	// Written by the user's own hand: trusted as written (planc trust).
-	if err := recordTrust(projectCapsule, starterCapsule(filepath.Base(wd))); err != nil {
-		fmt.Fprintf(e.stderr, "planc init: wrote %s, but could not trust it: %v; run \"planc trust\" once that is fixed\n", projectCapsule, err)
+	if err := recordTrust(capenv.ProjectFile, starterCapsule(filepath.Base(wd))); err != nil {
+		fmt.Fprintf(e.stderr, "planc init: wrote %s, but could not trust it: %v; run \"planc trust\" once that is fixed\n", capenv.ProjectFile, err)
 		return exitUsage
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it, then run \"planc trust\" after each change\n", projectCapsule)
-	fmt.Fprintf(e.stdout, "commit %s with your project; keep %s (what each run leaves) out of it: add %q to .gitignore\n", projectCapsule, sessionsDirSlash, sessionsDirSlash)
+	fmt.Fprintf(e.stdout, "wrote %s: planc check, dump-ir, graph, run and serve use it here and below; grant shell binaries, tools and capsules in it, then run \"planc trust\" after each change\n", capenv.ProjectFile)
+	fmt.Fprintf(e.stdout, "commit %s with your project; keep %s (what each run leaves) out of it: add %q to .gitignore\n", capenv.ProjectFile, sessionsDirSlash, sessionsDirSlash)
 	if before != "" {
 		fmt.Fprintf(e.stderr, "planc init: note: it takes the place of %s from here down\n", before)
 	}

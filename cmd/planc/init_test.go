@@ -10,7 +10,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/parser"
 )
 
@@ -42,7 +42,7 @@ func TestInit(t *testing.T) {
 	if m.Name != "local/my-project" || strings.Count(string(src), `"$comment"`) < 6 {
 		t.Errorf("name %q, or too few comments:\n%s", m.Name, src)
 	}
-	def := host.DefaultManifest()
+	def := capenv.DefaultManifest()
 	if d := cmp.Diff(check.CapabilitiesOf(def), check.CapabilitiesOf(m)); d != "" || !m.Capabilities.PlanSubmit || len(m.Tools.MCP) > 0 || len(m.Capabilities.ReadOnly) > 0 {
 		t.Errorf("the starting capsule grants other than the embedded default (-default +init):\n%s", d)
 	}

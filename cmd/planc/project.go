@@ -9,24 +9,18 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
-	"github.com/planc/planc/host"
-	"github.com/planc/planc/host/tools"
-	"github.com/planc/planc/host/toolschema"
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/host/session"
 )
-
-// projectCapsule is the project's capsule manifest, relative to the
-// directory it belongs to: every command without --capsule looks for it in
-// the current directory and then in each parent (findCapsule).
-var projectCapsule = filepath.Join(".planc", "capsule.json")
 
 // capsuleInfo is the capsule a command runs with: the manifest of
 // --capsule, else the project's .planc/capsule.json found from the current
-// directory upward, else the embedded default (docs/cli.md).
+// directory upward (capenv.Find), else the embedded default (docs/cli.md).
 type capsuleInfo struct {
-	// m is the manifest; nil when it was refused (ds says why).
-	m *ast.Manifest
+	// env is the capsule's environment; nil when its manifest was refused
+	// (ds says why).
+	env *capenv.Env
 	// path is the manifest's path, as given or as found relative to the
 	// current directory; "" for the embedded default.
 	path string
@@ -49,43 +43,32 @@ func (c *capsuleInfo) dir() string {
 	return filepath.Dir(c.path)
 }
 
-// caps is what check needs of the capsule: its capabilities, the built-in
-// tools' input schemas, and the manifest's name for the fixes (the
-// manifest's MCP servers' tools are pending: see withMCP).
-func (c *capsuleInfo) caps() *check.Capabilities {
-	caps := check.CapabilitiesOf(c.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest, caps.Embedded = c.name(), c.path == ""
-	caps.Found = tools.BinaryFinder("")
-	return caps
-}
-
-// protectPath is the manifest file the plan's steps may not write
-// (host.Config.ManifestPath): its path, "" for the embedded manifest and
-// for standard input.
-func (c *capsuleInfo) protectPath() string {
-	if c.path == stdinName {
-		return ""
+// newEnv is the environment of manifest m read from c.path (capenv.New);
+// with abs, its paths are absolute, for a run working in another
+// directory than the one they were found from.
+func (c *capsuleInfo) newEnv(m *ast.Manifest, abs bool) *capenv.Env {
+	if c.path == "" {
+		return capenv.New(nil)
 	}
-	return c.path
-}
-
-// name is how refusals name the manifest: its path, or standard input.
-func (c *capsuleInfo) name() string {
-	if c.path == stdinName {
-		return "the manifest on standard input"
+	dir, path := c.dir(), c.path
+	if abs {
+		dir, path = session.AbsPath("", dir), session.AbsPath("", path)
 	}
-	return c.path
+	if c.path == stdinName {
+		return capenv.New(m, capenv.Stdin(), capenv.Dir(dir))
+	}
+	return capenv.New(m, capenv.Path(path), capenv.Named(c.path), capenv.Dir(dir))
 }
 
 // describe says which capsule this is, for --verbose and planc version.
 func (c *capsuleInfo) describe() string {
 	switch {
 	case c.path == "":
-		return fmt.Sprintf("the embedded default (there is no %s in the current directory or a parent; planc init makes one)", projectCapsule)
+		return fmt.Sprintf("the embedded default (there is no %s in the current directory or a parent; planc init makes one)", capenv.ProjectFile)
 	case c.found:
 		return c.path + " (found from the current directory)"
 	}
-	return c.name() + " (--capsule)"
+	return c.env.Name() + " (--capsule)"
 }
 
 // workDir is where a run works (S34): flag (--workdir) when given; else
@@ -102,30 +85,9 @@ func (c *capsuleInfo) workDir(flag string) string {
 	return ""
 }
 
-// findCapsule returns the nearest .planc/capsule.json from dir upward (dir
-// itself, then each parent up to the filesystem root), relative to dir
-// when it can be; "" when there is none. A directory planc may not look
-// into is passed over; anything else of that name is returned, so that
-// reading it says what is wrong with it.
-func findCapsule(dir string) string {
-	for d := dir; ; {
-		p := filepath.Join(d, projectCapsule)
-		if _, err := os.Stat(p); err == nil {
-			if rel, err := filepath.Rel(dir, p); err == nil {
-				return rel
-			}
-			return p
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return ""
-		}
-		d = parent
-	}
-}
-
 // whichCapsule says which capsule flag (--capsule; "" when absent) stands
-// for, without reading it: the capsuleInfo's path and found, m still nil.
+// for, without reading it: the capsuleInfo's path and found, env still
+// nil.
 func whichCapsule(flag string) (*capsuleInfo, error) {
 	if flag != "" {
 		return &capsuleInfo{path: flag}, nil
@@ -134,20 +96,20 @@ func whichCapsule(flag string) (*capsuleInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the current directory: %w", err)
 	}
-	return &capsuleInfo{path: findCapsule(wd), found: true}, nil
+	return &capsuleInfo{path: capenv.Find(wd), found: true}, nil
 }
 
 // loadCapsule returns the capsule for flag (--capsule; "" when absent).
 // err is non-nil only when a manifest file cannot be read (or the current
 // directory cannot be known); a refused manifest gives a capsuleInfo whose
-// m is nil.
+// env is nil.
 func (e *env) loadCapsule(flag string) (*capsuleInfo, error) {
 	c, err := whichCapsule(flag)
 	if err != nil {
 		return nil, err
 	}
 	if c.path == "" {
-		c.m = host.DefaultManifest()
+		c.env = c.newEnv(nil, false)
 		return c, nil
 	}
 	var accept func([]byte) error
@@ -156,14 +118,16 @@ func (e *env) loadCapsule(flag string) (*capsuleInfo, error) {
 		// these very bytes: a plan could have written it.
 		accept = func(src []byte) error { return trustedCapsule(c.path, src) }
 	}
-	m, ds, err := e.loadManifestChecked(c.path, accept)
+	m, ds, err := e.loadManifest(c.path, accept)
 	if errors.Is(err, fs.ErrNotExist) && flag != "" {
 		return nil, fmt.Errorf("%w; name an existing manifest, or leave --capsule out to use the project's (planc version says which; planc init makes one)", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.m, c.ds = m, ds
+	if c.ds = ds; m != nil {
+		c.env = c.newEnv(m, false)
+	}
 	return c, nil
 }
 
@@ -177,7 +141,7 @@ func (e *env) capsuleArg(cmd, flag string, verbose bool) (*capsuleInfo, bool) {
 		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
 		return nil, false
 	}
-	if c.m == nil {
+	if c.env == nil {
 		diag.Sort(c.ds)
 		_ = diag.WriteText(e.stderr, c.ds)
 		return nil, false
@@ -192,21 +156,6 @@ func (e *env) sayCapsule(cmd string, c *capsuleInfo, verbose bool) {
 	if verbose {
 		fmt.Fprintf(e.stderr, "planc %s: capsule: %s\n", cmd, c.describe())
 	}
-}
-
-// withMCP is caps with the tools of the manifest's MCP servers and their
-// input schemas, which only the servers know: listTools lists them, from
-// the project's cache or by starting the servers, as planc check does.
-// Without MCP servers it is caps. The error has one line per problem.
-func (c *capsuleInfo) withMCP(caps *check.Capabilities) (*check.Capabilities, error) {
-	if len(c.m.Tools.MCP) == 0 {
-		return caps, nil
-	}
-	infos, err := c.listTools()
-	if err != nil {
-		return nil, err
-	}
-	return caps.WithMCP(tools.MCPInputs(infos)), nil
 }
 
 // mcpFailed prints why the manifest's MCP servers could not be listed,

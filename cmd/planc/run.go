@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -104,8 +104,8 @@ func runRun(e *env, c *command, args []string) int {
 	roost := fs.String("roost", "", "")
 	workdir := fs.String("workdir", "", "")
 	pf := addPlanFlags(fs)
-	progress := &progressFlag{}
-	fs.Var(progress, "progress", "")
+	progressOpt := &progressFlag{}
+	fs.Var(progressOpt, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
 	fs.BoolVar(quiet, "q", false, "") // -q is --quiet
 	dryRun := fs.Bool("dry-run", false, "")
@@ -125,32 +125,32 @@ func runRun(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
-	case *quiet && progress.mode != progressAuto && progress.mode != progressOff:
-		return e.usageError(c, "%s and --quiet contradict each other; give one", progress.spelt())
+	case *quiet && progressOpt.mode != progress.Auto && progressOpt.mode != progress.Off:
+		return e.usageError(c, "%s and --quiet contradict each other; give one", progressOpt.spelt())
 	}
-	mode := progress.mode
+	mode := progressOpt.mode
 	if *quiet {
-		mode = progressOff
+		mode = progress.Off
 	}
-	var view progressView
+	var view progress.View
 	if !*dryRun {
-		view = newProgress(e.stderr, mode, os.Getenv("TERM"))
+		view = progress.New(e.stderr, mode, os.Getenv("TERM"))
 	}
 	if view != nil {
-		defer view.stop()
+		defer view.Stop()
 	}
 
 	capsule, ok := e.capsuleArg("run", *capsuleFlag, *verbose)
 	if !ok {
 		return exitUsage
 	}
-	if err := host.AdmitFrom(capsule.m, capsule.name()); err != nil {
+	env := capsule.env
+	if err := host.AdmitFrom(env.Manifest(), env.Name()); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		refused(view, err.Error())
 		return exitUsage
 	}
 	workDir := capsule.workDir(*workdir)
-	manifestDir, manifestPath := capsule.dir(), capsule.protectPath()
 	if workDir != "" {
 		if fi, err := os.Stat(workDir); err != nil || !fi.IsDir() {
 			msg := fmt.Sprintf("--workdir %s is not a directory; name an existing one", workDir)
@@ -159,34 +159,32 @@ func runRun(e *env, c *command, args []string) int {
 			return exitUsage
 		}
 		// The manifest's paths were found from here, not from workDir.
-		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+		env = capsule.newEnv(env.Manifest(), true)
 	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
 			WorkDir:      workDir,
-			Manifest:     capsule.m,
-			ManifestDir:  manifestDir,
-			ManifestPath: manifestPath,
+			Env:          env,
 			Roost:        *roost,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
 		})
 	}
-	caps := capsule.caps()
 	src, err := e.readPlan(paths[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
 	}
+	checkEnv := env
 	if *dryRun {
 		// A dry run refuses what the run would: the MCP servers' tools
 		// are listed now, as planc check lists them, instead of once the
 		// servers start in the plan's scope.
-		if caps, err = capsule.capsFor(caps, src.Src); err != nil {
+		if checkEnv, err = capsule.envFor(src.Src); err != nil {
 			return e.mcpFailed("run", err)
 		}
 	}
-	plan, ds := e.checkPlan(src, caps)
+	plan, ds := checkEnv.LoadFile(src)
 	diag.Sort(ds)
 	diag.WriteText(e.stderr, ds) // warnings too, as check prints them
 	if plan == nil {
@@ -199,9 +197,7 @@ func runRun(e *env, c *command, args []string) int {
 
 	cfg := host.Config{
 		Plan:         plan,
-		Manifest:     capsule.m,
-		ManifestDir:  manifestDir,
-		ManifestPath: manifestPath,
+		Env:          env,
 		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,
@@ -214,11 +210,11 @@ func runRun(e *env, c *command, args []string) int {
 // runPlan runs cfg as planc run does, its notices and progress on
 // standard error, and prints the outcome (finishRun); src names the plan
 // in diagnostics.
-func (e *env) runPlan(src *diag.File, view progressView, cfg *host.Config) int {
+func (e *env) runPlan(src *diag.File, view progress.View, cfg *host.Config) int {
 	cfg.Notice = func(s string) { fmt.Fprintf(e.stderr, "planc run: %s\n", s) }
 	if view != nil {
-		cfg.Observe = view.observe
-		cfg.Notice = func(s string) { view.note("planc run: " + s) }
+		cfg.Observe = view.Observe
+		cfg.Notice = func(s string) { view.Note("planc run: " + s) }
 	}
 	res, err := runWithSignals(e, cfg)
 	if re, ok := errors.AsType[*host.RefusedError](err); ok {
@@ -261,7 +257,11 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if res == nil {
 		return int(host.ExitStatus(res, err))
 	}
-	if werr := diag.Encode(termJSON(e.stdout), res.Report); werr != nil && !brokenPipe(werr) {
+	b, werr := res.Report.JSON()
+	if werr == nil {
+		_, werr = termJSON(e.stdout).Write(b)
+	}
+	if werr != nil && !brokenPipe(werr) {
 		return e.writeFailed(werr)
 	} // a reader gone away: the report is kept in the session all the same
 	if !res.Report.Completed {
@@ -283,9 +283,9 @@ func onlyErrors(ds []diag.Diagnostic) []diag.Diagnostic {
 
 // refused tells view, if any, that the plan was refused before any step
 // ran; only the lines view prints it (diagnostics already say why).
-func refused(view progressView, why string) {
+func refused(view progress.View, why string) {
 	if view != nil {
-		view.refused(why)
+		view.Refused(why)
 	}
 }
 
@@ -302,7 +302,7 @@ func countErrors(ds []diag.Diagnostic) string {
 // word of its own (--progress lines), which the flag package reads as a
 // bare --progress and a plan named lines.
 func progressValueApart(args, paths []string) bool {
-	if len(paths) == 0 || !slices.Contains(progressModes, paths[0]) {
+	if len(paths) == 0 || !slices.Contains(progress.Modes, paths[0]) {
 		return false
 	}
 	for i := 1; i < len(args); i++ {
@@ -311,15 +311,4 @@ func progressValueApart(args, paths []string) bool {
 		}
 	}
 	return false
-}
-
-// absPath is p made absolute from the current directory; "" stays "".
-func absPath(p string) string {
-	if p == "" {
-		return ""
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
 }

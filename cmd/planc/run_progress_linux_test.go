@@ -140,17 +140,17 @@ func TestRunProgressWidths(t *testing.T) {
 		if want := "Plan 'widths': 4 steps, 1 succeeded, 1 failed, 0 skipped\r\n"; summary != want {
 			t.Errorf("%dx%d: after the view %q, want the summary %q", tt.cols, tt.rows, summary, want)
 		}
-		s := &screen{cols: tt.cols}
-		s.feed(t, out)
-		if s.wrapped > 0 || s.escapes == 0 {
-			t.Errorf("%dx%d: %d lines wrapped, %d escape sequences:\n%q", tt.cols, tt.rows, s.wrapped, s.escapes, out)
+		s := &testkit.Screen{Cols: tt.cols}
+		s.Feed(t, out)
+		if s.Wrapped > 0 || s.Escapes == 0 {
+			t.Errorf("%dx%d: %d lines wrapped, %d escape sequences:\n%q", tt.cols, tt.rows, s.Wrapped, s.Escapes, out)
 		}
-		for _, l := range s.lines {
+		for _, l := range s.Lines {
 			if len(l) >= tt.cols {
 				t.Errorf("%dx%d: a line of %d cells: %q", tt.cols, tt.rows, len(l), string(l))
 			}
 		}
-		if diff := cmp.Diff(tt.want, s.text()); diff != "" {
+		if diff := cmp.Diff(tt.want, s.Text()); diff != "" {
 			t.Errorf("%dx%d: the screen (-want +got):\n%s\nraw:\n%q", tt.cols, tt.rows, diff, out)
 		}
 	}
@@ -218,10 +218,10 @@ func TestRunProgressRunning(t *testing.T) {
 			t.Errorf("the live view lacks %q:\n%q", want, view)
 		}
 	}
-	s := &screen{cols: 100}
-	s.feed(t, view)
+	s := &testkit.Screen{Cols: 100}
+	s.Feed(t, view)
 	want := []string{`plan "nap" completed: 2 steps, 2 settled`, "  nap    shell    success 0.0s", "  after  tool     success 0.0s"}
-	if diff := cmp.Diff(want, s.text()); diff != "" {
+	if diff := cmp.Diff(want, s.Text()); diff != "" {
 		t.Errorf("the screen (-want +got):\n%s", diff)
 	}
 }

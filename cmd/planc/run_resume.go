@@ -12,6 +12,7 @@ import (
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -85,7 +86,7 @@ func (f resumeFlags) target(pos []string, sessionFlag string) resumeTarget {
 // resume redrives plan t.plan of session t.session with cfg (planc run
 // --resume): it finds the session and the plan, says on standard error
 // which it resumes, and runs it as planc run runs a plan.
-func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Config) int {
+func (e *env) resume(c *command, view progress.View, t resumeTarget, cfg host.Config) int {
 	fail := func(format string, args ...any) int {
 		msg := fmt.Sprintf(format, args...)
 		fmt.Fprintf(e.stderr, "planc %s: %s\n", c.name, msg)
@@ -106,10 +107,10 @@ func (e *env) resume(c *command, view progressView, t resumeTarget, cfg host.Con
 			return fail("nothing to resume: the session %s has no plan", dir)
 		}
 	}
-	cfg.SessionDir, cfg.Resume = dir, n
+	cfg.SessionDir, cfg.RedrivePlan = dir, n
 	msg := fmt.Sprintf("planc %s: resuming plan %d of the session %s", c.name, n, dir)
 	if view != nil {
-		view.note(msg)
+		view.Note(msg)
 	} else {
 		fmt.Fprintln(e.stderr, msg)
 	}

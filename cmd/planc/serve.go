@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/serve"
 )
 
@@ -84,21 +83,16 @@ func runServe(e *env, c *command, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	var m *ast.Manifest // nil: the embedded default, which serve names so
-	if capsule.path != "" {
-		m = capsule.m
-	}
-	// A project found from a subdirectory is served at its root (S34).
+	// A project found from a subdirectory is served at its root (S34);
+	// the manifest's paths were found from here, not from there.
 	workDir := capsule.workDir("")
-	manifestDir, manifestPath := capsule.dir(), capsule.path
+	env := capsule.env
 	if workDir != "" {
-		manifestDir, manifestPath = absPath(manifestDir), absPath(manifestPath)
+		env = capsule.newEnv(env.Manifest(), true)
 	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
-		Manifest:     m,
-		ManifestPath: manifestPath,
-		ManifestDir:  manifestDir,
+		Env:          env,
 		WorkDir:      workDir,
 		SessionDir:   *session,
 		Roost:        *roost,

@@ -10,7 +10,7 @@ import (
 	"syscall"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/parser"
@@ -69,12 +69,9 @@ func runTools(e *env, c *command, args []string) int {
 	if err != nil {
 		return e.mcpFailed("tools", err)
 	}
-	name := capsule.name()
-	if name == "" {
-		name = "the embedded default capsule"
-	}
+	listing := capsule.env.Listing(infos)
 	if format.value == "json" {
-		b, err := json.MarshalIndent(tools.Listing{Capsule: name, Tools: infos}, "", "  ")
+		b, err := json.MarshalIndent(listing, "", "  ")
 		if err == nil {
 			_, err = e.stdout.Write(append(b, '\n'))
 		}
@@ -83,7 +80,7 @@ func runTools(e *env, c *command, args []string) int {
 		}
 		return exitOK
 	}
-	if _, err := fmt.Fprint(e.stdout, tools.FormatText(name, infos)); err != nil {
+	if _, err := fmt.Fprint(e.stdout, tools.FormatText(listing.Capsule, infos)); err != nil {
 		return e.writeFailed(err)
 	}
 	return exitOK
@@ -100,18 +97,14 @@ func cacheDir() string {
 	return filepath.Join(wd, session.RuntimeDir, "cache")
 }
 
-// listTools lists the capsule's inventory (tools.ListTools): the MCP
+// listTools lists the capsule's inventory (capenv.Env.ListTools): the MCP
 // servers' tools from the project's cache, or by starting them in the
 // current directory, outside any cgroup scope. SIGINT or SIGTERM ends the
 // servers.
 func (c *capsuleInfo) listTools() ([]tools.ToolInfo, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	dir := c.dir()
-	if dir == "" {
-		dir = "."
-	}
-	return tools.ListTools(ctx, c.m, tools.ListOptions{ManifestDir: dir, Timeout: tools.MCPStartTimeout, CacheDir: cacheDir(), Refresh: c.refresh})
+	return c.env.ListTools(ctx, tools.ListOptions{Timeout: tools.MCPStartTimeout, CacheDir: cacheDir(), Refresh: c.refresh})
 }
 
 // needsMCP reports whether any of the plan texts srcs names a tool that
@@ -119,11 +112,12 @@ func (c *capsuleInfo) listTools() ([]tools.ToolInfo, error) {
 // servers' tools be known to check it. A plan that does not parse names
 // none (its syntax errors are its diagnostics).
 func (c *capsuleInfo) needsMCP(srcs ...[]byte) bool {
-	if len(c.m.Tools.MCP) == 0 {
+	m := c.env.Manifest()
+	if len(m.Tools.MCP) == 0 {
 		return false
 	}
 	granted := map[string]bool{}
-	for _, b := range ast.Names(c.m.Tools.Builtin) {
+	for _, b := range ast.Names(m.Tools.Builtin) {
 		granted[b] = true
 	}
 	for _, src := range srcs {
@@ -140,11 +134,19 @@ func (c *capsuleInfo) needsMCP(srcs ...[]byte) bool {
 	return false
 }
 
-// capsFor is caps with the MCP servers' tools when a plan of srcs needs
-// them (needsMCP), else caps as it is.
-func (c *capsuleInfo) capsFor(caps *check.Capabilities, srcs ...[]byte) (*check.Capabilities, error) {
-	if c.refresh || c.needsMCP(srcs...) {
-		return c.withMCP(caps)
+// envFor is the capsule's environment with the tools of its MCP servers
+// and their input schemas, which only the servers know, when a plan of
+// srcs needs them (needsMCP) or --refresh-tools asks for them: listTools
+// lists them, from the project's cache or by starting the servers.
+// Otherwise, and without MCP servers, it is the environment as it is. The
+// error has one line per problem.
+func (c *capsuleInfo) envFor(srcs ...[]byte) (*capenv.Env, error) {
+	if !c.env.HasMCP() || !c.refresh && !c.needsMCP(srcs...) {
+		return c.env, nil
 	}
-	return caps, nil
+	infos, err := c.listTools()
+	if err != nil {
+		return nil, err
+	}
+	return c.env.WithMCP(tools.MCPInputs(infos)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 )
 
@@ -29,7 +30,7 @@ func findTraceHome() traceHome {
 	for d := wd; ; {
 		sessions := filepath.Join(d, session.DefaultSessionsDir)
 		fi, err := os.Stat(sessions)
-		_, cerr := os.Stat(filepath.Join(d, projectCapsule))
+		_, cerr := os.Stat(filepath.Join(d, capenv.ProjectFile))
 		if err == nil && fi.IsDir() || cerr == nil {
 			if rel, err := filepath.Rel(wd, sessions); err == nil {
 				sessions = rel

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -60,7 +61,7 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 		return exitUsage
 	}
 	out := termSafe(e.stdout)
-	if sw, ok := out.(*safeWriter); ok {
+	if sw, ok := out.(*termtext.SafeWriter); ok {
 		defer sw.Flush()
 	}
 	if a.attempt > 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/planc/planc/diag"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/trust"
 )
 
@@ -50,13 +51,13 @@ func runTrust(e *env, c *command, args []string) int {
 			fmt.Fprintf(e.stderr, "planc trust: the current directory: %v\n", err)
 			return exitUsage
 		}
-		if path = findCapsule(wd); path == "" {
-			fmt.Fprintf(e.stderr, "planc trust: there is no %s in the current directory or a parent; name the manifest to trust, or planc init makes one\n", projectCapsule)
+		if path = capenv.Find(wd); path == "" {
+			fmt.Fprintf(e.stderr, "planc trust: there is no %s in the current directory or a parent; name the manifest to trust, or planc init makes one\n", capenv.ProjectFile)
 			return exitUsage
 		}
 	}
 	var src []byte
-	_, ds, err := e.loadManifestChecked(path, func(b []byte) error { src = b; return nil })
+	_, ds, err := e.loadManifest(path, func(b []byte) error { src = b; return nil })
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
 		return exitUsage

@@ -14,9 +14,9 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/host/toolschema"
 	"github.com/planc/planc/vm"
 )
 
@@ -106,11 +106,10 @@ type ChildConfig struct {
 type PlanEntry struct {
 	// Config is the sub-capsule's run, with WorkDir made absolute.
 	*ChildConfig
-	// Plan is the entrypoint's plan; Manifest the capsule's own, whose
-	// relative paths start from ManifestDir.
-	Plan        *check.Plan
-	Manifest    *ast.Manifest
-	ManifestDir string
+	// Plan is the entrypoint's plan, checked in Env, the capsule's own
+	// environment (its manifest's relative paths start from Env.Dir).
+	Plan *check.Plan
+	Env  *capenv.Env
 	// ParentEnded closes when the lifeline ends: the run then writes
 	// spawner_ended and no session_end.
 	ParentEnded <-chan struct{}
@@ -209,25 +208,24 @@ func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
 	if err != nil {
 		return r.refused(fmt.Errorf("its entrypoint plan: %w", err))
 	}
-	// Checked as planc run checks a plan: the built-in tools' inputs too,
-	// and the fixes name the capsule's manifest.
-	caps := check.CapabilitiesOf(r.m).WithSchemas(toolschema.Builtin())
-	caps.Manifest = r.cfg.Manifest
-	plan, ds := check.Load(src, caps)
+	// Checked as planc run checks a plan, in the capsule's environment.
+	env := capenv.New(r.m, capenv.Path(r.cfg.Manifest), capenv.Dir(r.manifestDir), capenv.WorkDir(r.cfg.WorkDir))
+	plan, ds := env.Load(src)
 	if plan == nil {
 		return r.refused(r.planRefusal(ds))
 	}
-	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Manifest: r.m, ManifestDir: r.manifestDir, ParentEnded: r.ended})
+	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Env: env, ParentEnded: r.ended})
 	if res.Report == nil {
 		if len(res.Refused) > 0 {
 			err = r.planRefusal(res.Refused)
 		}
 		return r.refused(err)
 	}
-	enc := json.NewEncoder(r.cfg.Stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if werr := enc.Encode(res.Report); werr != nil {
+	b, werr := res.Report.JSON()
+	if werr == nil {
+		_, werr = r.cfg.Stdout.Write(b)
+	}
+	if werr != nil {
 		return r.fail(session.ExitFailed, fmt.Errorf("writing the answer: %w", werr))
 	}
 	if err != nil {
@@ -276,17 +274,29 @@ func (r *child) recordRefusal() {
 	if _, err := os.Stat(filepath.Join(r.cfg.SessionDir, session.InfoFile)); err == nil {
 		return // the run opened the session and closed it
 	}
-	sess, err := session.Open(r.cfg.SessionDir, r.info())
-	if err != nil {
-		return
-	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	_, tr, err := r.openSession()
 	if err != nil {
 		return
 	}
 	defer tr.Close()
-	tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
 	tr.SessionEnd(session.EndFailed)
+}
+
+// openSession opens the sub-capsule's session and its trace, and writes
+// session_start: the start-up of a command entrypoint's session and of a
+// refused plan's record (a plan's own run starts its session in host.Run).
+func (r *child) openSession() (*session.Session, *session.Trace, error) {
+	info := r.info()
+	sess, err := session.Open(r.cfg.SessionDir, info)
+	if err != nil {
+		return nil, nil, fmt.Errorf("session: %w", err)
+	}
+	tr, err := sess.OpenTrace()
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: %w", err)
+	}
+	tr.Start(info)
+	return sess, tr, nil
 }
 
 // statusWriter writes status lines, one write each; errors are dropped

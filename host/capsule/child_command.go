@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -25,16 +24,11 @@ import (
 // own: SIGTERM to this planc is passed on to that group, and whatever the
 // group leaves is killed when the command ends.
 func (r *child) command(ctx context.Context, objective []byte) session.ExitCode {
-	sess, err := session.Open(r.cfg.SessionDir, r.info())
+	sess, tr, err := r.openSession()
 	if err != nil {
-		return r.fail(session.ExitRefused, fmt.Errorf("session: %w", err))
-	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
-	if err != nil {
-		return r.fail(session.ExitRefused, fmt.Errorf("trace: %w", err))
+		return r.fail(session.ExitRefused, err)
 	}
 	defer tr.Close()
-	tr.SessionStart(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
 	r.st.send(status{Up: true})
 	// The outcome goes to the launcher only: standard error is the
 	// command's, whose last line the launcher adds to a failure's reason.
@@ -153,29 +147,16 @@ func waitText(err error) string {
 	return "failed: " + err.Error()
 }
 
-// protectedPaths is what the command must not write: this sub-capsule's
-// whole session directory, its manifest, the roost and its manifest's
-// read_only paths, absolute (shell.Contain adds what the parent protects,
+// protectedPaths is what the command must not write (session.Capsule's
+// Protected): this sub-capsule's whole session directory, its manifest's
+// read_only paths, the roost and its manifest (shell.Contain adds what the parent protects,
 // which holds the parent's session, and so this one's, its roost and its
 // manifest already).
 func (r *child) protectedPaths(sessDir string) []string {
-	out := []string{absUnder("", sessDir), absUnder("", r.cfg.Manifest)}
-	if r.cfg.Roost != "" {
-		out = append(out, absUnder("", r.cfg.Roost))
-	}
-	for _, p := range r.m.Capabilities.ReadOnly {
-		out = append(out, absUnder(r.manifestDir, p.Name))
+	c := session.Capsule{Manifest: r.m, ManifestDir: r.manifestDir, ManifestPath: r.cfg.Manifest, SessionDir: sessDir, Roost: r.cfg.Roost}
+	var out []string
+	for _, p := range c.Protected() {
+		out = append(out, p.Path)
 	}
 	return out
-}
-
-// absUnder makes p absolute against base (itself made absolute), cleaned.
-func absUnder(base, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(base, p)
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

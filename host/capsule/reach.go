@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
 )
 
@@ -104,7 +105,7 @@ func (d *Launcher) reachAtStart() {
 		word := func(w, dir, what string) {
 			add(runPath(w, dir), what)
 			if strings.ContainsRune(w, '/') {
-				d.guard(absIn(dir, w), name, what, false)
+				d.guard(session.AbsPath(dir, w), name, what, false)
 			} else if p, err := shell.Resolve(w, dir); err == nil {
 				d.pin(p, name, what) // the file on PATH, through its links
 			}
@@ -113,7 +114,7 @@ func (d *Launcher) reachAtStart() {
 		arg := func(a, dir, what string) {
 			add(argFile(a, dir), what)
 			if a != "" && !strings.HasPrefix(a, "-") {
-				d.guard(absIn(dir, a), name, what, true)
+				d.guard(session.AbsPath(dir, a), name, what, true)
 			}
 		}
 		for _, w := range ast.Names(m.Capabilities.ShellAllow) {
@@ -127,7 +128,7 @@ func (d *Launcher) reachAtStart() {
 				}
 			}
 			if e.Plan != "" {
-				add(absIn(capDir, e.Plan), "its entrypoint plan")
+				add(session.AbsPath(capDir, e.Plan), "its entrypoint plan")
 			}
 		}
 		for _, srv := range m.Tools.MCP {
@@ -309,7 +310,7 @@ func runPath(word, dir string) string {
 		return p
 	}
 	if strings.ContainsRune(word, '/') {
-		return absIn(dir, word)
+		return session.AbsPath(dir, word)
 	}
 	return ""
 }
@@ -320,7 +321,7 @@ func argFile(a, dir string) string {
 	if a == "" || strings.HasPrefix(a, "-") {
 		return ""
 	}
-	p := absIn(dir, a)
+	p := session.AbsPath(dir, a)
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return ""
@@ -329,15 +330,4 @@ func argFile(a, dir string) string {
 		return ""
 	}
 	return real
-}
-
-// absIn is p made absolute against dir.
-func absIn(dir, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
 }

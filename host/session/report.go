@@ -1,32 +1,15 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/planc/planc/tracefile"
-	"github.com/planc/planc/vm"
 )
 
-// ReportJSON is the report as planc returns it: the JSON `planc run`
-// prints on standard output (two-space indent, <, > and & as they are,
-// ending in a newline), which is also what the session keeps (S24).
-func ReportJSON(rep *vm.Report) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rep); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// KeepReport keeps the report of plan n, report (ReportJSON), at
+// KeepReport keeps the report of plan n, report (vm.Report.JSON), at
 // reports/plan-<n>.json, atomically: a private file in reports/, synced,
 // renamed into place, so that a reader sees the old report or the new
 // one, never a part.

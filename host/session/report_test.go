@@ -18,7 +18,7 @@ func TestKeepReport(t *testing.T) {
 	}
 	out := "a < b & c"
 	rep := vm.Report{PlanID: "p", Steps: []vm.StepReport{{StepID: "s", Status: vm.StatusSuccess, Output: &out}}}
-	b, err := ReportJSON(&rep)
+	b, err := rep.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}

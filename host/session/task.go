@@ -89,3 +89,16 @@ func AbsDir(dir string) (string, error) {
 	}
 	return a, nil
 }
+
+// AbsPath is p made absolute against base (itself made absolute against
+// the current directory), cleaned: how the runtime resolves a manifest's
+// relative paths, a read_only entry or a protected path.
+func AbsPath(base, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(base, p)
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}

@@ -60,6 +60,13 @@ type Trace struct {
 	sys func(b []byte) (int, error)
 }
 
+// OpenTrace opens the session's trace, TraceFile in its directory
+// (package OpenTrace), whose lines name the session's id: the one way a
+// run, a sub-capsule's command and a refused sub-capsule's record open it.
+func (s *Session) OpenTrace() (*Trace, error) {
+	return OpenTrace(filepath.Join(s.Dir, TraceFile), s.Info.ID)
+}
+
 // OpenTrace opens (creating it if need be) the trace file at path for
 // appending; every line it writes names session. When the file does not
 // end with a newline (a writer was killed in the middle of its line), the
@@ -189,6 +196,21 @@ func (t *Trace) SessionStart(capsule, version, spawnedBy, delegationID string) {
 	f = appendNullable(f, "spawned_by", spawnedBy)
 	f = appendNullable(f, "delegation_id", delegationID)
 	t.own("session_start", f, false)
+}
+
+// Start writes session_start for the session info describes: its
+// capsule and version, and the parent session and delegation of a
+// sub-capsule's.
+func (t *Trace) Start(info Info) {
+	t.SessionStart(info.Capsule, info.Version, deref(info.SpawnedBy), deref(info.DelegationID))
+}
+
+// deref is a nullable string of session.json, "" for null.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // SessionEnd writes session_end with its exit_status and syncs the file.

@@ -12,13 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"sync"
-
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/session"
-
-	"github.com/planc/planc/check"
-	"github.com/planc/planc/host/toolschema"
 )
 
 // Builtins are the runtime's built-in tools (docs/manifest.md): small,
@@ -32,6 +27,15 @@ type Builtins struct {
 	// Protected is what write-file and notes must not write, checked on
 	// the file they open (protect.OpenWrite); nil protects nothing.
 	Protected *protect.Set
+	// Inputs holds a call's input to the tool's input schema in
+	// host/toolschema, as check's tool-input rule holds a step's
+	// (capenv.Env does); a Builtins without it calls no tool.
+	Inputs InputChecker
+}
+
+// InputChecker holds a built-in tool's input to that tool's input schema.
+type InputChecker interface {
+	CheckInput(tool string, input json.RawMessage) error
 }
 
 // builtinTool is one built-in: its body. Its input's shape is its schema
@@ -52,19 +56,6 @@ var builtinTools = map[string]builtinTool{
 	"compose":    {call: (*Builtins).compose},
 }
 
-// builtinSchemas are the built-in tools' input schemas, compiled once.
-var builtinSchemas = sync.OnceValues(func() (map[string]*check.InputSchema, error) {
-	out := map[string]*check.InputSchema{}
-	for name, raw := range toolschema.Builtin() {
-		s, err := check.CompileInputSchema(raw)
-		if err != nil {
-			return nil, fmt.Errorf("the input schema of built-in tool %q: %w", name, err)
-		}
-		out[name] = s
-	}
-	return out, nil
-})
-
 // IsBuiltin reports whether name is a built-in tool.
 func IsBuiltin(name string) bool { _, ok := builtinTools[name]; return ok }
 
@@ -75,7 +66,7 @@ func (b *Builtins) Call(ctx context.Context, name string, input json.RawMessage)
 	if !ok {
 		return "", fmt.Errorf("%q is not a built-in tool", name)
 	}
-	in, err := decode(name, input)
+	in, err := b.decode(name, input)
 	if err == nil {
 		var out string
 		if t.raw != nil {
@@ -91,16 +82,11 @@ func (b *Builtins) Call(ctx context.Context, name string, input json.RawMessage)
 }
 
 // decode holds the input to tool name's schema and splits it into fields.
-func decode(name string, input json.RawMessage) (map[string]json.RawMessage, error) {
-	schemas, err := builtinSchemas()
-	if err != nil {
-		return nil, err
+func (b *Builtins) decode(name string, input json.RawMessage) (map[string]json.RawMessage, error) {
+	if b.Inputs == nil {
+		return nil, errors.New("no input schemas to hold the input to (Builtins.Inputs)")
 	}
-	s, ok := schemas[name]
-	if !ok {
-		return nil, fmt.Errorf("built-in tool %q has no input schema in host/toolschema", name)
-	}
-	if err := s.Validate(input); err != nil {
+	if err := b.Inputs.CheckInput(name, input); err != nil {
 		return nil, err
 	}
 	in := map[string]json.RawMessage{}

@@ -55,7 +55,7 @@ func TestRepoFiles(t *testing.T) {
 func TestBuiltins(t *testing.T) {
 	dir := t.TempDir()
 	tree(t, dir, "in.txt", "src/a.go")
-	b := &Builtins{WorkDir: dir, NotesPath: filepath.Join(dir, "notes.md")}
+	b := &Builtins{WorkDir: dir, NotesPath: filepath.Join(dir, "notes.md"), Inputs: schemaInputs{}}
 	call := func(tool, input string) (string, error) {
 		var raw json.RawMessage
 		if input != "" {

@@ -16,7 +16,7 @@ func BenchmarkReadFile(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	bt := &Builtins{WorkDir: dir}
+	bt := &Builtins{WorkDir: dir, Inputs: schemaInputs{}}
 	in := json.RawMessage(`{"path": "a.txt"}`)
 	b.Run("read-file", func(b *testing.B) {
 		for b.Loop() {

@@ -116,7 +116,7 @@ func TestInventory(t *testing.T) {
 	if err := ms.index(nil); err != nil {
 		t.Fatal(err)
 	}
-	inv := &Inventory{Builtins: &Builtins{WorkDir: t.TempDir()}, Servers: ms}
+	inv := &Inventory{Builtins: &Builtins{WorkDir: t.TempDir(), Inputs: schemaInputs{}}, Servers: ms}
 	for tool, want := range map[string]protect.ToolInfo{"look": {ReadOnlyHint: true}, "args": {}, "write-file": {Builtin: true}, "other": {}} {
 		if got := inv.Info(tool); got != want {
 			t.Errorf("Info(%s) = %+v, want %+v", tool, got, want)

@@ -1,7 +1,9 @@
 // Package termtext says which characters must not reach a terminal as
 // they are, for every part of planc that writes text a plan or a step
 // chose to a terminal: the trace's views (tracefile), diagnostics'
-// snippets (diag), the dry run and the report planc run prints.
+// snippets (diag), the dry run and the report planc run prints. Its
+// writers (SafeWriter, JSONWriter) show a step's output and the report on
+// a terminal without letting it act on them.
 package termtext
 
 import (

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -52,8 +52,8 @@ func newLiveView(w io.Writer, size func() (int, int)) *liveView {
 	return &liveView{w: w, size: size, now: time.Now, quit: make(chan struct{})}
 }
 
-// observe implements progressView.
-func (v *liveView) observe(prog *ir.Program, e vm.Event) {
+// Observe implements View.
+func (v *liveView) Observe(prog *ir.Program, e vm.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.t.init(prog) {
@@ -66,9 +66,9 @@ func (v *liveView) observe(prog *ir.Program, e vm.Event) {
 	}
 }
 
-// note implements progressView: the line goes above the view, wrapped to
+// Note implements View: the line goes above the view, wrapped to
 // the terminal's width, and the view is drawn again below it.
-func (v *liveView) note(line string) {
+func (v *liveView) Note(line string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	cols, _ := v.size()
@@ -87,8 +87,8 @@ func (v *liveView) note(line string) {
 	}
 }
 
-// refused implements progressView: the diagnostics say it already.
-func (v *liveView) refused(string) {}
+// Refused implements View: the diagnostics say it already.
+func (v *liveView) Refused(string) {}
 
 // tick redraws the view until the plan ends or stop is called.
 func (v *liveView) tick() {
@@ -108,9 +108,9 @@ func (v *liveView) tick() {
 	}
 }
 
-// stop implements progressView: it ends the ticker, and draws the view a
+// Stop implements View: it ends the ticker, and draws the view a
 // last time if the plan's end did not.
-func (v *liveView) stop() {
+func (v *liveView) Stop() {
 	close(v.quit)
 	v.ticker.Wait()
 	v.mu.Lock()

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
@@ -57,7 +58,7 @@ func TestProgressRedriveRetry(t *testing.T) {
 	live.t.init(prog)
 	var during []string
 	h := &flakyHost{fail: map[int]bool{3: true}, observe: func(e vm.Event) {
-		lv.observe(prog, e)
+		lv.Observe(prog, e)
 		live.t.apply(e, t0)
 		if e.Kind == vm.PlanStep && e.StepID == "a" && e.Attempt == 3 {
 			during = live.lines(t0, 79, 30)
@@ -69,7 +70,7 @@ func TestProgressRedriveRetry(t *testing.T) {
 	if err != nil || !rep.Completed {
 		t.Fatalf("run: %v, %+v", err, rep)
 	}
-	got := normaliseTimes(buf.String())
+	got := testkit.NormaliseTimes(buf.String())
 	want := strings.Join([]string{
 		`   0.00s  plan     "p": 2 steps`,
 		`   0.00s  start    a (tool, attempt 3)`,

@@ -1,4 +1,4 @@
-package main
+package progress
 
 import (
 	"fmt"
@@ -46,8 +46,8 @@ func newLinesView(w io.Writer, size func() (int, int)) *linesView {
 	return &linesView{w: w, size: size, now: time.Now}
 }
 
-// observe implements progressView.
-func (v *linesView) observe(prog *ir.Program, e vm.Event) {
+// Observe implements View.
+func (v *linesView) Observe(prog *ir.Program, e vm.Event) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	now := v.now()
@@ -111,15 +111,15 @@ func errSuffix(err string) string {
 	return ": " + err
 }
 
-// note implements progressView.
-func (v *linesView) note(line string) {
+// Note implements View.
+func (v *linesView) Note(line string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.write(line)
 }
 
-// refused implements progressView.
-func (v *linesView) refused(why string) {
+// Refused implements View.
+func (v *linesView) Refused(why string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.t0.IsZero() {
@@ -128,8 +128,8 @@ func (v *linesView) refused(why string) {
 	v.printf(v.now(), "refused", "%s", why)
 }
 
-// stop implements progressView.
-func (v *linesView) stop() {}
+// Stop implements View.
+func (v *linesView) Stop() {}
 
 // printf writes one event line: the time since the plan started, the
 // event's word, its text.

@@ -1,8 +1,8 @@
 //go:build !windows
 
-package main
+package progress
 
 // cursorMoves reports whether the terminal on fd redraws with ANSI cursor
 // movement: every terminal outside Windows does (TERM=dumb aside, which
-// newProgress looks at).
+// New looks at).
 func cursorMoves(fd int) bool { return true }
