@@ -213,8 +213,8 @@ func (l *lowerer) ref(r *ast.Ref) (Ref, error) {
 // objective lowers a capsule step's input, a string or {"objective": …}
 // (S13), either of which may be a reference.
 func objective(v *ast.Value, slot func(*ast.Ref) (int32, error)) (*Text, error) {
-	if v != nil && v.Kind == ast.Object && len(v.Members) == 1 && v.Members[0].Key == "objective" {
-		v = v.Members[0].Value
+	if v != nil && v.Kind == ast.Object && len(v.Members()) == 1 && v.Members()[0].Key == "objective" {
+		v = v.Members()[0].Value
 	}
 	if v == nil || v.Kind != ast.String {
 		return nil, errors.New(`a capsule step's input must be a string or {"objective": "<text>"}`)
@@ -273,7 +273,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		return dst, nil
 	case ast.Array:
 		dst = append(dst, '[')
-		for i, e := range v.Elems {
+		for i, e := range v.Elems() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -285,7 +285,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		return append(dst, ']'), nil
 	case ast.Object:
 		dst = append(dst, '{')
-		for i, m := range v.Members {
+		for i, m := range v.Members() {
 			if m == nil {
 				return nil, errors.New("input holds a missing member")
 			}

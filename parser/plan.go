@@ -35,9 +35,9 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 	if m := root.Get("steps"); m != nil && m.Value.Kind != ast.Null {
 		plan.StepsField = m
 		if m.Value.Kind == ast.Array {
-			if lim.MaxSteps > 0 && len(m.Value.Elems) > lim.MaxSteps {
+			if lim.MaxSteps > 0 && len(m.Value.Elems()) > lim.MaxSteps {
 				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan, Severity: ast.Error, Code: CodeTooManySteps,
-					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems), lim.MaxSteps)})
+					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems()), lim.MaxSteps)})
 				return nil, p.diags
 			}
 			plan.Steps = p.steps
@@ -80,7 +80,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 	s.Index, s.Span, s.Object = index, obj.Span, obj
 	var kinds [3]*ast.Member // more than three only through duplicate keys, which are dropped
 	nk := 0
-	for _, m := range obj.Members {
+	for _, m := range obj.Members() {
 		if m.Value.Kind == ast.Null {
 			continue
 		}
@@ -99,7 +99,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 			s.DependsOnField = m
 			if m.Value.Kind == ast.Array {
 				ds := p.depScratch[:0]
-				for _, e := range m.Value.Elems {
+				for _, e := range m.Value.Elems() {
 					if e.Kind == ast.String {
 						d := cut(&n.deps)
 						d.ID, d.Span = e.Str, e.Span
@@ -194,11 +194,11 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 			dst = append(dst, r)
 		}
 	case ast.Array:
-		for _, e := range v.Elems {
+		for _, e := range v.Elems() {
 			dst = collectRefs(n, dst, e, src)
 		}
 	case ast.Object:
-		for _, m := range v.Members {
+		for _, m := range v.Members() {
 			dst = collectRefs(n, dst, m.Value, src)
 		}
 	}

@@ -163,7 +163,7 @@ func FuzzParsePlan(f *testing.F) {
 		// index in it.
 		if plan != nil && plan.StepsField != nil && plan.StepsField.Value.Kind == ast.Array {
 			k := 0
-			for i, e := range plan.StepsField.Value.Elems {
+			for i, e := range plan.StepsField.Value.Elems() {
 				if e.Kind != ast.Object {
 					continue
 				}
