@@ -140,10 +140,31 @@ type Ref struct {
 	StepID    string
 	FieldName string
 	Field     RefField
-	Span      Span // the whole reference
-	IDSpan    Span // the ID after $
-	FieldSpan Span // the field name after the dot
 	InIf      bool // true when the reference is part of the step's condition
+	Span      Span // the whole reference
+	// The ID's and the field name's spans, as offsets from Span.Start: a
+	// reference lies inside one JSON string, on one line, so an offset
+	// moves the column by as much (IDSpan, FieldSpan). A plan holds a
+	// reference or two a step, so three offsets instead of two spans.
+	idStart, idEnd, fieldStart int32
+}
+
+// IDSpan is the span of the ID after $.
+func (r *Ref) IDSpan() Span {
+	return Span{Start: r.Span.Start.Add(r.idStart), End: r.Span.Start.Add(r.idEnd)}
+}
+
+// FieldSpan is the span of the field name after the dot.
+func (r *Ref) FieldSpan() Span {
+	return Span{Start: r.Span.Start.Add(r.fieldStart), End: r.Span.End}
+}
+
+// SetParts records the spans of the ID and the field name, which lie
+// inside r.Span (set first), the field name at its end.
+func (r *Ref) SetParts(id, field Span) {
+	r.idStart = id.Start.Offset - r.Span.Start.Offset
+	r.idEnd = id.End.Offset - r.Span.Start.Offset
+	r.fieldStart = field.Start.Offset - r.Span.Start.Offset
 }
 
 // String returns the reference as written: $ID.FIELD.

@@ -188,8 +188,7 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 		if r := parseRef(n, v.Str); r != nil {
 			cs := StringSource(v, src)
 			r.Span = cs.Span(0, len(v.Str))
-			r.IDSpan = cs.Span(1, 1+len(r.StepID))
-			r.FieldSpan = cs.Span(2+len(r.StepID), len(v.Str))
+			r.SetParts(cs.Span(1, 1+len(r.StepID)), cs.Span(2+len(r.StepID), len(v.Str)))
 			v.Ref = r
 			dst = append(dst, r)
 		}
