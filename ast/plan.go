@@ -89,7 +89,10 @@ type Step struct {
 	InputField *Member
 
 	DependsOnField *Member
-	DependsOn      []*DepRef
+	// DependsOn is depends_on's string entries, in order: each Str is a
+	// step id (entries of other types are wrong-type's). When every entry is
+	// a string it is the list's own Elems().
+	DependsOn []*Value
 
 	IfField *Member
 	// Cond is the parsed condition; nil when there is no if or it did not
@@ -108,11 +111,6 @@ type Step struct {
 	Refs []*Ref
 }
 
-// DepRef is one entry of depends_on.
-type DepRef struct {
-	ID   string
-	Span Span
-}
 
 // RefField is the field a reference reads.
 type RefField uint8

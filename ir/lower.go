@@ -132,9 +132,9 @@ func (l *lowerer) depends(st *Step, s *ast.Step) error {
 		if d == nil {
 			return errors.New("a depends_on entry is missing")
 		}
-		j, ok := l.index[d.ID]
+		j, ok := l.index[d.Str]
 		if !ok {
-			return fmt.Errorf("depends on %q, which the plan does not declare", d.ID)
+			return fmt.Errorf("depends on %q, which the plan does not declare", d.Str)
 		}
 		if slices.Contains(l.deps[start:], j) {
 			continue

@@ -67,7 +67,7 @@ type scanner struct {
 	stepCount int // elements of the steps list, objects or not
 
 	nodes      nodes         // the steps' small nodes
-	depScratch []*ast.DepRef // a step's depends_on entries while it is built
+	depScratch []*ast.Value // a step's depends_on entries while it is built
 	refScratch []*ast.Ref    // a step's references while it is built
 }
 

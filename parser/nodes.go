@@ -13,9 +13,8 @@ type nodes struct {
 	cmps  []ast.Compare
 	logs  []ast.Logical
 	lits  []ast.Literal
-	deps  []ast.DepRef
 	mptrs []*ast.Member
-	dptrs []*ast.DepRef
+	vptrs []*ast.Value
 	rptrs []*ast.Ref
 }
 

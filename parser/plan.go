@@ -98,18 +98,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 		case "depends_on":
 			s.DependsOnField = m
 			if m.Value.Kind == ast.Array {
-				ds := p.depScratch[:0]
-				for _, e := range m.Value.Elems() {
-					if e.Kind == ast.String {
-						d := cut(&n.deps)
-						d.ID, d.Span = e.Str, e.Span
-						ds = append(ds, d)
-					}
-				}
-				s.DependsOn, p.depScratch = cutList(&n.dptrs, ds), ds
-				if s.DependsOn == nil {
-					s.DependsOn = []*ast.DepRef{}
-				}
+				s.DependsOn = p.dependsOn(m.Value.Elems())
 			}
 		case "if":
 			s.IfField = m
@@ -150,6 +139,31 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 		}
 	}
 	s.Refs, p.refScratch = cutList(&n.rptrs, refs), refs
+}
+
+// dependsOn returns the string entries of a depends_on list: the list's
+// own elements when they all are (the usual case), else a copy without the
+// others. An empty list gives an empty, non-nil slice.
+func (p *scanner) dependsOn(es []*ast.Value) []*ast.Value {
+	for k, e := range es {
+		if e.Kind != ast.String {
+			ds := append(p.depScratch[:0], es[:k]...)
+			for _, e := range es[k+1:] {
+				if e.Kind == ast.String {
+					ds = append(ds, e)
+				}
+			}
+			p.depScratch = ds
+			if len(ds) == 0 {
+				return []*ast.Value{}
+			}
+			return cutList(&p.nodes.vptrs, ds)
+		}
+	}
+	if es == nil {
+		return []*ast.Value{}
+	}
+	return es
 }
 
 // smallInt returns the value of a JSON integer literal that fits an int
