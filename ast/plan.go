@@ -86,6 +86,13 @@ type Step struct {
 	Target      string  // the tool name, shell command line or capsule name
 	TargetField *Member // the member holding Target when Kind != KindNone
 
+	// Argv is a shell step's command line split into words as shlex splits
+	// it (S14), once, by the parser: check reads its first word, ir keeps
+	// it for the host. It is empty when the line has no words or ArgvErr
+	// says why it cannot be split; nil for other kinds.
+	Argv    []string
+	ArgvErr error
+
 	InputField *Member
 
 	DependsOnField *Member
@@ -110,7 +117,6 @@ type Step struct {
 	// source order.
 	Refs []*Ref
 }
-
 
 // RefField is the field a reference reads.
 type RefField uint8

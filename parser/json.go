@@ -66,9 +66,9 @@ type scanner struct {
 	stepSlab  []ast.Step
 	stepCount int // elements of the steps list, objects or not
 
-	nodes      nodes         // the steps' small nodes
+	nodes      nodes        // the steps' small nodes
 	depScratch []*ast.Value // a step's depends_on entries while it is built
-	refScratch []*ast.Ref    // a step's references while it is built
+	refScratch []*ast.Ref   // a step's references while it is built
 }
 
 func newScanner(src []byte, lim Limits) *scanner {

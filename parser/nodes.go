@@ -15,6 +15,7 @@ type nodes struct {
 	lits  []ast.Literal
 	mptrs []*ast.Member
 	vptrs []*ast.Value
+	words []string // shell steps' words (Step.Argv)
 	rptrs []*ast.Ref
 }
 

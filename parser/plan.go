@@ -123,6 +123,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 			s.Kind = ast.KindTool
 		case "shell":
 			s.Kind = ast.KindShell
+			s.Argv, s.ArgvErr = splitCommand(n, s.Target)
 		default:
 			s.Kind = ast.KindCapsule
 		}
