@@ -90,6 +90,22 @@ const (
 	evCmp // Code's own comparison, any operands
 )
 
+// statusWords are the status words as Go literals. A string literal is
+// one object in the binary, so the VM's status text (vm.Status.String
+// returns these literals) and an interned constant share their bytes, and
+// comparing them is a length and a pointer check, not a byte loop.
+var statusWords = [...]string{"success", "failed", "skipped"}
+
+// intern returns the status-word literal equal to k, or k.
+func intern(k string) string {
+	for _, w := range statusWords {
+		if k == w {
+			return w
+		}
+	}
+	return k
+}
+
 // fuse builds c.run from c.Code.
 func (c *Cond) fuse() {
 	run := make([]step, len(c.Code))
@@ -114,7 +130,7 @@ func (c *Cond) fuse() {
 			}
 		}
 		if a >= 0 && b < 0 {
-			s.a, s.k = a, c.Consts[^b]
+			s.a, s.k = a, intern(c.Consts[^b])
 			s.op = [...]evalOp{OpEq: evEqSK, OpNe: evNeSK, OpGt: evGtSK, OpLt: evLtSK}[op]
 		} else {
 			s.op, s.a, s.b = evCmp, in.A, in.B
