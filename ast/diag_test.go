@@ -46,9 +46,12 @@ func TestOneLine(t *testing.T) {
 // that value only; a nil value is not visited.
 func TestWalk(t *testing.T) {
 	str := func(s string) *Value { return &Value{Kind: String, Str: s} }
-	inner := &Value{Kind: Object, Members: []*Member{{Key: "k", Value: str("c")}}}
-	skip := &Value{Kind: Array, Str: "skip", Elems: []*Value{str("hidden")}}
-	root := &Value{Kind: Array, Elems: []*Value{str("a"), inner, skip, str("d")}}
+	inner := &Value{Kind: Object}
+	inner.SetMembers([]*Member{{Key: "k", Value: str("c")}})
+	skip := &Value{Kind: Array, Str: "skip"}
+	skip.SetElems([]*Value{str("hidden")})
+	root := &Value{Kind: Array}
+	root.SetElems([]*Value{str("a"), inner, skip, str("d")})
 	var got []string
 	Walk(root, func(v *Value) bool {
 		got = append(got, v.Kind.String()+":"+v.Str)

@@ -86,10 +86,20 @@ type Step struct {
 	Target      string  // the tool name, shell command line or capsule name
 	TargetField *Member // the member holding Target when Kind != KindNone
 
+	// Argv is a shell step's command line split into words as shlex splits
+	// it (S14), once, by the parser: check reads its first word, ir keeps
+	// it for the host. It is empty when the line has no words or ArgvErr
+	// says why it cannot be split; nil for other kinds.
+	Argv    []string
+	ArgvErr error
+
 	InputField *Member
 
 	DependsOnField *Member
-	DependsOn      []*DepRef
+	// DependsOn is depends_on's string entries, in order: each Str is a
+	// step id (entries of other types are wrong-type's). When every entry is
+	// a string it is the list's own Elems().
+	DependsOn []*Value
 
 	IfField *Member
 	// Cond is the parsed condition; nil when there is no if or it did not
@@ -106,12 +116,6 @@ type Step struct {
 	// Refs lists every reference the step names, in input then in if, in
 	// source order.
 	Refs []*Ref
-}
-
-// DepRef is one entry of depends_on.
-type DepRef struct {
-	ID   string
-	Span Span
 }
 
 // RefField is the field a reference reads.
@@ -140,10 +144,31 @@ type Ref struct {
 	StepID    string
 	FieldName string
 	Field     RefField
-	Span      Span // the whole reference
-	IDSpan    Span // the ID after $
-	FieldSpan Span // the field name after the dot
 	InIf      bool // true when the reference is part of the step's condition
+	Span      Span // the whole reference
+	// The ID's and the field name's spans, as offsets from Span.Start: a
+	// reference lies inside one JSON string, on one line, so an offset
+	// moves the column by as much (IDSpan, FieldSpan). A plan holds a
+	// reference or two a step, so three offsets instead of two spans.
+	idStart, idEnd, fieldStart int32
+}
+
+// IDSpan is the span of the ID after $.
+func (r *Ref) IDSpan() Span {
+	return Span{Start: r.Span.Start.Add(r.idStart), End: r.Span.Start.Add(r.idEnd)}
+}
+
+// FieldSpan is the span of the field name after the dot.
+func (r *Ref) FieldSpan() Span {
+	return Span{Start: r.Span.Start.Add(r.fieldStart), End: r.Span.End}
+}
+
+// SetParts records the spans of the ID and the field name, which lie
+// inside r.Span (set first), the field name at its end.
+func (r *Ref) SetParts(id, field Span) {
+	r.idStart = id.Start.Offset - r.Span.Start.Offset
+	r.idEnd = id.End.Offset - r.Span.Start.Offset
+	r.fieldStart = field.Start.Offset - r.Span.Start.Offset
 }
 
 // String returns the reference as written: $ID.FIELD.

@@ -2,6 +2,7 @@ package ast_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/planc/planc/ast"
 )
@@ -20,5 +21,13 @@ func TestNamesOutOfRange(t *testing.T) {
 		if got := o.String(); got != want {
 			t.Errorf("OnError(%d).String() = %q, want %q", o, got, want)
 		}
+	}
+}
+
+// TestValueSize: a parsed plan holds one Value per JSON value, so its size
+// is most of a plan's memory (docs/performance.md); it must stay 64 bytes.
+func TestValueSize(t *testing.T) {
+	if n := unsafe.Sizeof(ast.Value{}); n != 64 {
+		t.Fatalf("ast.Value is %d bytes, want 64", n)
 	}
 }

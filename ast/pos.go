@@ -19,6 +19,9 @@ type Pos struct {
 // IsValid reports whether p was set (line numbers start at 1).
 func (p Pos) IsValid() bool { return p.Line > 0 }
 
+// Add returns the position d bytes after p on p's line.
+func (p Pos) Add(d int32) Pos { return Pos{Offset: p.Offset + d, Line: p.Line, Col: p.Col + d} }
+
 // String formats p as line:col.
 func (p Pos) String() string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 

@@ -1,5 +1,7 @@
 package ast
 
+import "unsafe"
+
 // Kind is the JSON type of a Value.
 type Kind uint8
 
@@ -26,10 +28,11 @@ func (k Kind) String() string {
 
 // Value is one JSON value with its span. For a String, Str holds the decoded
 // text and Span covers the quotes; for a Number, Str holds the literal as
-// written. Array elements are in Elems, object members in Members, in source
+// written. Array elements are Elems(), object members Members(), in source
 // order; a duplicate key keeps only its first member (the parser reports the
-// duplicate). The one-byte fields come first so a Value packs into 104
-// bytes: a parsed plan holds one per JSON value.
+// duplicate). A parsed plan holds one Value per JSON value, so it is kept to
+// 64 bytes: an array's elements and an object's members share one pointer
+// and one count (a value is never both), set with SetElems or SetMembers.
 type Value struct {
 	Kind Kind
 	Bool bool
@@ -37,12 +40,50 @@ type Value struct {
 	// bytes do not map one-to-one onto source bytes (see parser.StringOffsets).
 	Escaped bool
 	Span    Span
-	Str     string
-	Elems   []*Value
-	Members []*Member
+	n       int32          // number of elements or members
+	Str     string         // a String's decoded text, a Number's literal
+	kids    unsafe.Pointer // *[n]*Value for an Array, *[n]*Member for an Object
 	// Ref is set when the Value is a String whose whole text is a reference
 	// (semantics S6).
 	Ref *Ref
+}
+
+// Elems returns an Array's elements (nil for any other kind).
+func (v *Value) Elems() []*Value {
+	if v.Kind != Array || v.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((**Value)(v.kids), v.n)
+}
+
+// Members returns an Object's members (nil for any other kind).
+func (v *Value) Members() []*Member {
+	if v.Kind != Object || v.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((**Member)(v.kids), v.n)
+}
+
+// SetElems makes es the elements of v, which must be an Array; v keeps es.
+func (v *Value) SetElems(es []*Value) {
+	if v.Kind != Array {
+		panic("ast: SetElems on " + v.Kind.String())
+	}
+	v.n, v.kids = int32(len(es)), nil
+	if len(es) > 0 {
+		v.kids = unsafe.Pointer(unsafe.SliceData(es))
+	}
+}
+
+// SetMembers makes ms the members of v, which must be an Object; v keeps ms.
+func (v *Value) SetMembers(ms []*Member) {
+	if v.Kind != Object {
+		panic("ast: SetMembers on " + v.Kind.String())
+	}
+	v.n, v.kids = int32(len(ms)), nil
+	if len(ms) > 0 {
+		v.kids = unsafe.Pointer(unsafe.SliceData(ms))
+	}
 }
 
 // Member is one key/value pair of an object.
@@ -57,7 +98,7 @@ func (v *Value) Get(key string) *Member {
 	if v == nil {
 		return nil
 	}
-	for _, m := range v.Members {
+	for _, m := range v.Members() {
 		if m.Key == key {
 			return m
 		}
@@ -71,10 +112,10 @@ func Walk(v *Value, fn func(*Value) bool) {
 	if v == nil || !fn(v) {
 		return
 	}
-	for _, e := range v.Elems {
+	for _, e := range v.Elems() {
 		Walk(e, fn)
 	}
-	for _, m := range v.Members {
+	for _, m := range v.Members() {
 		Walk(m.Value, fn)
 	}
 }

@@ -94,9 +94,6 @@ type Pass struct {
 	Bad   []bool
 	diags []Diagnostic
 	g     *graph
-	// argv0 is a shell step's first word, by Step.Index, once shell-syntax
-	// has split its command line ("" when it could not).
-	argv0 []string
 	// deps and refs hold the position in Plan.Steps of every step's
 	// depends_on entries and references (-1: no such step), one step after
 	// another; step i's are at [depOff[i], depOff[i+1]) and
@@ -133,12 +130,18 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 	if len(plan.Steps) > 0 {
 		n = plan.Steps[len(plan.Steps)-1].Index + 1
 	}
-	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n), argv0: make([]string, n),
-		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1)}
+	// resolve appends every step's entries and references: sized exactly
+	// here, they cost one allocation each instead of a doubling series.
 	ids := make([]string, len(plan.Steps))
+	nd, nr := 0, 0
 	for i, s := range plan.Steps {
 		ids[i] = s.ID
+		nd += len(s.DependsOn)
+		nr += len(s.Refs)
 	}
+	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n),
+		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1),
+		deps: make([]int32, 0, nd), refs: make([]int32, 0, nr)}
 	p.byID = newIDIndex(ids)
 	return p
 }

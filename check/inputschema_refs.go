@@ -200,16 +200,16 @@ func (s *InputSchema) instanceHinted(root *ast.Value) (inst any, ok bool) {
 				}
 			}
 		case ast.Array:
-			out := make([]any, len(v.Elems))
-			for i, e := range v.Elems {
+			out := make([]any, len(v.Elems()))
+			for i, e := range v.Elems() {
 				path = append(path, strconv.Itoa(i))
 				out[i] = walk(e)
 				path = path[:len(path)-1]
 			}
 			return out
 		case ast.Object:
-			out := make(map[string]any, len(v.Members))
-			for _, m := range v.Members {
+			out := make(map[string]any, len(v.Members()))
+			for _, m := range v.Members() {
 				path = append(path, m.Key)
 				out[m.Key] = walk(m.Value)
 				path = path[:len(path)-1]

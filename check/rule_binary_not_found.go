@@ -20,7 +20,7 @@ var ruleBinaryNotFound = Rule{
 		if s.Kind != ast.KindShell || p.Bad[s.Index] || p.Caps.Found == nil {
 			return
 		}
-		bin := p.argv0[s.Index]
+		bin := argv0(s)
 		if !slices.Contains(p.Caps.ShellAllow, bin) || p.Caps.Found(bin) {
 			return
 		}

@@ -23,13 +23,13 @@ var ruleCapsuleInput = Rule{
 		if v.Kind != ast.Object {
 			return // a string is the task text; other kinds are wrong-type's
 		}
-		if len(v.Members) == 1 && v.Members[0].Key == "objective" {
-			if v.Members[0].Value.Kind != ast.String {
-				p.report(r, s, v.Members[0].Value.Span, "", "a capsule step's objective must be a string, not %s; %s", v.Members[0].Value.Kind.Article(), fix)
+		if len(v.Members()) == 1 && v.Members()[0].Key == "objective" {
+			if v.Members()[0].Value.Kind != ast.String {
+				p.report(r, s, v.Members()[0].Value.Span, "", "a capsule step's objective must be a string, not %s; %s", v.Members()[0].Value.Kind.Article(), fix)
 			}
 			return
 		}
-		for _, mm := range v.Members {
+		for _, mm := range v.Members() {
 			if mm.Key != "objective" {
 				sug := ast.Suggest(mm.Key, []string{"objective"})
 				hint := ""
@@ -40,7 +40,7 @@ var ruleCapsuleInput = Rule{
 				break
 			}
 		}
-		if len(v.Members) == 0 {
+		if len(v.Members()) == 0 {
 			p.report(r, s, v.Span, "", "a capsule step's input object is empty; %s", fix)
 		}
 	},

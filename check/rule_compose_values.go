@@ -36,7 +36,7 @@ var ruleComposeValues = Rule{
 		}
 		names := composetext.Names(parts)
 		values := map[string]*ast.Member{}
-		for _, m := range vm.Value.Members {
+		for _, m := range vm.Value.Members() {
 			values[m.Key] = m
 		}
 		var unused []string

@@ -16,8 +16,8 @@ var ruleDuplicateDependency = Rule{
 			// it, without a map.
 			for k, d := range deps {
 				for _, e := range deps[:k] {
-					if e.ID == d.ID {
-						p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
+					if e.Str == d.Str {
+						p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.Str)
 						break
 					}
 				}
@@ -26,10 +26,10 @@ var ruleDuplicateDependency = Rule{
 		}
 		seen := make(map[string]bool, len(deps))
 		for _, d := range deps {
-			if seen[d.ID] {
-				p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
+			if seen[d.Str] {
+				p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.Str)
 			}
-			seen[d.ID] = true
+			seen[d.Str] = true
 		}
 	},
 }

@@ -21,7 +21,7 @@ var ruleReferenceField = Rule{
 			if sug == "" {
 				fix = "; a reference reads .output or .status"
 			}
-			p.report(r, s, ref.FieldSpan, sug, "reference %s reads field %q, which steps do not have%s", ref, ref.FieldName, fix)
+			p.report(r, s, ref.FieldSpan(), sug, "reference %s reads field %q, which steps do not have%s", ref, ref.FieldName, fix)
 		}
 	},
 }

@@ -22,7 +22,7 @@ var ruleShellNotAllowed = Rule{
 		if s.Kind != ast.KindShell || p.Bad[s.Index] {
 			return
 		}
-		bin := p.argv0[s.Index] // split once, by shell-syntax
+		bin := argv0(s) // split once, by shell-syntax
 		if slices.Contains(p.Caps.ShellAllow, bin) {
 			return
 		}

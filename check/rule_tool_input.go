@@ -109,13 +109,13 @@ func appendKey(b []byte, v *ast.Value) []byte {
 		return append(append(strconv.AppendInt(append(b, 'S'), int64(len(v.Str)), 10), ':'), v.Str...)
 	case ast.Array:
 		b = append(b, '[')
-		for _, e := range v.Elems {
+		for _, e := range v.Elems() {
 			b = appendKey(b, e)
 		}
 		return append(b, ']')
 	}
 	b = append(b, '{')
-	for _, m := range v.Members {
+	for _, m := range v.Members() {
 		b = append(append(strconv.AppendInt(append(b, 'K'), int64(len(m.Key)), 10), ':'), m.Key...)
 		b = appendKey(b, m.Value)
 	}
@@ -240,14 +240,14 @@ func instance(v *ast.Value) any {
 		}
 		return outputText
 	case ast.Array:
-		out := make([]any, len(v.Elems))
-		for i, e := range v.Elems {
+		out := make([]any, len(v.Elems()))
+		for i, e := range v.Elems() {
 			out[i] = instance(e)
 		}
 		return out
 	case ast.Object:
-		out := make(map[string]any, len(v.Members))
-		for _, m := range v.Members {
+		out := make(map[string]any, len(v.Members()))
+		for _, m := range v.Members() {
 			out[m.Key] = instance(m.Value)
 		}
 		return out
@@ -269,10 +269,10 @@ func locate(root *ast.Value, loc []string) *ast.Value {
 			v = m.Value
 		case ast.Array:
 			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(v.Elems) {
+			if err != nil || i < 0 || i >= len(v.Elems()) {
 				return nil
 			}
-			v = v.Elems[i]
+			v = v.Elems()[i]
 		default:
 			return nil
 		}

@@ -18,7 +18,7 @@ var ruleUnknownField = Rule{
 	Doc:      "a field the plan format does not define, in the plan or a step (S2)",
 	Example:  `{"id": "b", "tool": "notes", "depends-on": ["a"]}`,
 	plan: func(p *Pass, r *Rule) {
-		for _, m := range p.Plan.Object.Members {
+		for _, m := range p.Plan.Object.Members() {
 			if !isOneOf(m.Key, planFields[:]) {
 				s := ast.Suggest(m.Key, planFields[:])
 				extra := didYouMean(s)
@@ -32,7 +32,7 @@ var ruleUnknownField = Rule{
 		}
 	},
 	step: func(p *Pass, r *Rule, _ int, st *ast.Step) {
-		for _, m := range st.Object.Members {
+		for _, m := range st.Object.Members() {
 			if isOneOf(m.Key, stepFields[:]) {
 				continue
 			}

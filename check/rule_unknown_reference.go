@@ -19,7 +19,7 @@ var ruleUnknownReference = Rule{
 			if p.refsOf(i)[k] >= 0 {
 				continue
 			}
-			p.unknownStep(r, s, ref.StepID, ref.IDSpan, fmt.Sprintf("reference %s names step %q, which the plan does not declare", ref, ref.StepID))
+			p.unknownStep(r, s, ref.StepID, ref.IDSpan(), fmt.Sprintf("reference %s names step %q, which the plan does not declare", ref, ref.StepID))
 		}
 	},
 }

@@ -20,7 +20,7 @@ var ruleWrongType = Rule{
 			if m.Value.Kind != ast.Array {
 				wrongType(p, r, nil, m.Value, `"steps"`, "a list of step objects")
 			} else {
-				for i, e := range m.Value.Elems {
+				for i, e := range m.Value.Elems() {
 					if e.Kind != ast.Object {
 						p.report(r, nil, e.Span, "", "step %d must be an object, not %s; write {\"id\": \"…\", \"tool\": \"…\"}", i+1, e.Kind.Article())
 					}
@@ -44,7 +44,7 @@ var ruleWrongType = Rule{
 			if m.Value.Kind != ast.Array {
 				wrongType(p, r, s, m.Value, `"depends_on"`, "a list of step ids")
 			} else {
-				for _, e := range m.Value.Elems {
+				for _, e := range m.Value.Elems() {
 					if e.Kind != ast.String {
 						wrongType(p, r, s, e, `a "depends_on" entry`, "a step id string")
 					}

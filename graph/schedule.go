@@ -1,11 +1,11 @@
 package graph
 
 import (
-	"container/heap"
 	"fmt"
 	"slices"
 
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/vm"
 )
 
 // Options tune Simulate.
@@ -32,7 +32,8 @@ type Schedule struct {
 	ToolLane []int32
 }
 
-// Simulate replays the VM's scheduling (semantics S17) over p: a step is
+// Simulate replays the VM's scheduling (semantics S17) over p with the
+// VM's own policy, vm.Scheduler, on a clock of ticks: a step is
 // ready when all its dependencies have settled; among ready steps dispatch
 // goes in plan order; shell and capsule steps run concurrently (up to
 // opts.MaxParallel); at most one tool step runs at a time, the ready tool
@@ -65,34 +66,19 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 	n := len(p.Steps)
 	s := &Schedule{Tick: make([]int, n), Order: make([]int32, 0, n)}
 	remaining := slices.Clone(p.InDegree)
-	var toolQ, otherQ queue // ready steps, taken in plan order
-	push := func(i int32) {
-		if p.Steps[i].Kind == ir.KindTool {
-			heap.Push(&toolQ, i)
-		} else {
-			heap.Push(&otherQ, i)
-		}
-	}
+	sch := vm.NewScheduler(opts.MaxParallel, n) // the VM's own policy
 	for _, r := range p.Roots {
-		push(r)
+		sch.Ready(r, p.Steps[r].Kind)
 	}
-	toolBusy, running, now := false, 0, 0
+	now := 0
 	// dispatch starts, at tick now, every ready step that may go, earliest
 	// in plan order first, as the VM's advance does.
 	dispatch := func() {
-		for {
-			tool := !toolBusy && toolQ.Len() > 0
-			other := otherQ.Len() > 0 && (opts.MaxParallel <= 0 || running < opts.MaxParallel)
-			var i int32
-			switch {
-			case tool && (!other || toolQ[0] < otherQ[0]):
-				i, toolBusy = heap.Pop(&toolQ).(int32), true
+		for sch.CanDispatch() {
+			i := sch.Pop()
+			sch.Start(p.Steps[i].Kind)
+			if p.Steps[i].Kind == ir.KindTool {
 				s.ToolLane = append(s.ToolLane, i)
-			case other:
-				i = heap.Pop(&otherQ).(int32)
-				running++
-			default:
-				return
 			}
 			s.Tick[i] = now
 			s.Order = append(s.Order, i)
@@ -111,14 +97,10 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 		}
 		tool := int32(-1)
 		settle := func(i int32) {
-			if p.Steps[i].Kind == ir.KindTool {
-				toolBusy = false
-			} else {
-				running--
-			}
+			sch.End(p.Steps[i].Kind)
 			for _, d := range p.Steps[i].Dependents {
 				if remaining[d]--; remaining[d] == 0 {
-					push(d)
+					sch.Ready(d, p.Steps[d].Kind)
 				}
 			}
 			now = t + 1
@@ -143,19 +125,4 @@ func Simulate(p *ir.Program, opts Options) (*Schedule, error) {
 		s.Ticks[t] = append(s.Ticks[t], int32(i))
 	}
 	return s, nil
-}
-
-// queue is a min-heap of step indices (container/heap): whatever waits
-// is taken in plan order (S17).
-type queue []int32
-
-func (q queue) Len() int           { return len(q) }
-func (q queue) Less(i, j int) bool { return q[i] < q[j] }
-func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)        { *q = append(*q, x.(int32)) }
-func (q *queue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
 }

@@ -58,6 +58,90 @@ type Cond struct {
 	Code []Instr
 	// Consts are the quoted literals, each distinct, in first-use order.
 	Consts []string
+
+	// run is Code as Eval runs it (fuse): nil for a Cond built by hand,
+	// which Eval then runs from Code.
+	run []step
+}
+
+// step is one instruction of the form Eval runs, built once from Code by
+// fuse: a comparison of a slot with a constant (the usual one) holds the
+// constant itself, and a comparison followed by a jump makes the jump
+// too, so a typical condition costs one dispatch per term. Indices are
+// Code's: a jump lands on an instruction of either form.
+type step struct {
+	op   evalOp
+	jump uint8 // 0, or the Opcode of the jump that follows the comparison
+	a    int32 // a slot or an operand (generic); a jump's target
+	b    int32 // an operand (generic)
+	to   int32 // the fused jump's target
+	k    string
+}
+
+type evalOp uint8
+
+const (
+	evJumpIfFalse evalOp = iota
+	evJumpIfTrue
+	evEqSK // slot a == constant k
+	evNeSK
+	evGtSK // slot a > constant k
+	evLtSK
+	evCmp // Code's own comparison, any operands
+)
+
+// statusWords are the status words as Go literals. A string literal is
+// one object in the binary, so the VM's status text (vm.Status.String
+// returns these literals) and an interned constant share their bytes, and
+// comparing them is a length and a pointer check, not a byte loop.
+var statusWords = [...]string{"success", "failed", "skipped"}
+
+// intern returns the status-word literal equal to k, or k.
+func intern(k string) string {
+	for _, w := range statusWords {
+		if k == w {
+			return w
+		}
+	}
+	return k
+}
+
+// fuse builds c.run from c.Code.
+func (c *Cond) fuse() {
+	run := make([]step, len(c.Code))
+	for pc, in := range c.Code {
+		s := &run[pc]
+		switch in.Op {
+		case OpJumpIfFalse:
+			s.op, s.a = evJumpIfFalse, in.A
+			continue
+		case OpJumpIfTrue:
+			s.op, s.a = evJumpIfTrue, in.A
+			continue
+		}
+		op, a, b := in.Op, in.A, in.B
+		if a < 0 && b >= 0 { // constant first: swap, turning > into <
+			a, b = b, a
+			switch op {
+			case OpGt:
+				op = OpLt
+			case OpLt:
+				op = OpGt
+			}
+		}
+		if a >= 0 && b < 0 {
+			s.a, s.k = a, intern(c.Consts[^b])
+			s.op = [...]evalOp{OpEq: evEqSK, OpNe: evNeSK, OpGt: evGtSK, OpLt: evLtSK}[op]
+		} else {
+			s.op, s.a, s.b = evCmp, in.A, in.B
+		}
+		if pc+1 < len(c.Code) {
+			if j := c.Code[pc+1]; j.Op == OpJumpIfFalse || j.Op == OpJumpIfTrue {
+				s.jump, s.to = uint8(j.Op), j.A
+			}
+		}
+	}
+	c.run = run
 }
 
 // Value is what a reference slot holds when a step is dispatched (S8): the
@@ -72,6 +156,68 @@ type Value struct {
 // Eval runs the condition over the step's slot values (one per Step.Refs
 // entry) and returns its result. It does not allocate.
 func (c *Cond) Eval(vals []Value) bool {
+	run := c.run
+	if run == nil {
+		return c.evalCode(vals)
+	}
+	acc := false
+	for pc := 0; pc < len(run); pc++ {
+		s := &run[pc]
+		switch s.op {
+		case evEqSK:
+			acc = vals[s.a].Text == s.k
+		case evNeSK:
+			acc = vals[s.a].Text != s.k
+		case evGtSK:
+			acc = vals[s.a].Text > s.k
+		case evLtSK:
+			acc = vals[s.a].Text < s.k
+		case evCmp:
+			acc = c.compare(c.Code[pc], vals)
+		case evJumpIfFalse:
+			if !acc {
+				pc = int(s.a) - 1
+			}
+			continue
+		case evJumpIfTrue:
+			if acc {
+				pc = int(s.a) - 1
+			}
+			continue
+		}
+		switch s.jump {
+		case 0:
+		case uint8(OpJumpIfFalse):
+			if acc {
+				pc++ // the jump is not taken: past it
+			} else {
+				pc = int(s.to) - 1
+			}
+		default:
+			if acc {
+				pc = int(s.to) - 1
+			} else {
+				pc++
+			}
+		}
+	}
+	return acc
+}
+
+func (c *Cond) compare(in Instr, vals []Value) bool {
+	switch in.Op {
+	case OpEq:
+		return c.operand(in.A, vals) == c.operand(in.B, vals)
+	case OpNe:
+		return c.operand(in.A, vals) != c.operand(in.B, vals)
+	case OpGt:
+		return c.operand(in.A, vals) > c.operand(in.B, vals)
+	}
+	return c.operand(in.A, vals) < c.operand(in.B, vals)
+}
+
+// evalCode runs Code as it is (a Cond built without fuse).
+func (c *Cond) evalCode(vals []Value) bool {
 	acc := false
 	code := c.Code
 	for pc := 0; pc < len(code); pc++ {
@@ -121,6 +267,7 @@ func compileCond(c ast.Cond, slot func(*ast.Ref) (int32, error)) (*Cond, error) 
 	// Formatting after emit: emit has checked the tree has no holes.
 	cc.c.Source = ast.FormatCond(c)
 	threadJumps(cc.c.Code)
+	cc.c.fuse()
 	return cc.c, nil
 }
 

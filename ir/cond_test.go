@@ -54,6 +54,11 @@ func TestCondEval(t *testing.T) {
 		{`$a.output == 'x' && $b.output == 'x' || $c.output == 'x' && $d.output == 'x'`, func(e env) bool { return e.a == "x" && e.b == "x" || e.c == "x" && e.d == "x" }},
 		{`$a.output == 'x' || $b.output == 'x' || $c.output != 'x' && $d.output < 'x'`, func(e env) bool { return e.a == "x" || e.b == "x" || e.c != "x" && e.d < "x" }},
 		{`$a.output == 'x' && $b.output == 'x' && $c.output == 'x' || $d.output == ''`, func(e env) bool { return e.a == "x" && e.b == "x" && e.c == "x" || e.d == "" }},
+		// A constant first, two slots, two constants: the forms Eval
+		// does not fuse into a slot-constant comparison.
+		{`'x' < $a.output || 'x' > $b.output && 'y' == $c.output`, func(e env) bool { return "x" < e.a || "x" > e.b && "y" == e.c }},
+		{`$a.output < $b.output && $c.output != $d.output`, func(e env) bool { return e.a < e.b && e.c != e.d }},
+		{`'x' != 'y' && $a.output == 'x' || 'y' < 'x'`, func(e env) bool { return e.a == "x" }},
 	}
 	words := []string{"", "x", "y"}
 	for _, tt := range tests {
@@ -70,6 +75,11 @@ func TestCondEval(t *testing.T) {
 						}
 						if got := c.Eval(vals); got != tt.want(e) {
 							t.Errorf("%s with %+v: %v", tt.cond, e, got)
+						}
+						// The same Cond built by hand (Code only) agrees.
+						byHand := &ir.Cond{Source: c.Source, Code: c.Code, Consts: c.Consts}
+						if got := byHand.Eval(vals); got != tt.want(e) {
+							t.Errorf("%s with %+v, Code only: %v", tt.cond, e, got)
 						}
 					}
 				}

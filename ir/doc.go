@@ -8,8 +8,9 @@
 // distinct $id.field references it names, found once at lowering time), its
 // condition compiled to a short bytecode (Cond) that is evaluated without
 // allocating, and its input lowered to a Template whose holes are the
-// reference slots, so nothing walks the input at dispatch. A shell step's
-// command line is split into words here (semantics S14).
+// reference slots, so nothing walks the input at dispatch. A shell step
+// keeps the words the parser split its command line into (ast.Step.Argv,
+// semantics S14), and a step's kind and on_error are ast's own enums.
 //
 // A Program is never modified after Lower returns: it is safe to run many
 // times and from many goroutines at once. Its stable text form (Dump,

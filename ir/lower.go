@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/google/shlex"
-
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 )
@@ -20,7 +18,7 @@ import (
 func Lower(checked *check.Plan) (*Program, error) {
 	p := checked.AST()
 	n := len(p.Steps)
-	l := &lowerer{index: make(map[string]int32, n), argv: map[string][]string{}}
+	l := &lowerer{index: make(map[string]int32, n)}
 	for i, s := range p.Steps {
 		l.index[s.ID] = int32(i)
 	}
@@ -49,30 +47,19 @@ type lowerer struct {
 	index map[string]int32
 	deps  []int32 // one backing array for every step's Deps
 	buf   []byte  // scratch for input templates
-	// argv caches shlex's words by command line: steps running the same
-	// command share one (read-only) slice.
-	argv map[string][]string
 }
 
 func (l *lowerer) step(st *Step, s *ast.Step) error {
 	st.ID, st.Target, st.Retries = s.ID, s.Target, s.Retries
 	switch s.Kind {
-	case ast.KindTool:
-		st.Kind = KindTool
-	case ast.KindShell:
-		st.Kind = KindShell
-	case ast.KindCapsule:
-		st.Kind = KindCapsule
+	case KindTool, KindShell, KindCapsule:
+		st.Kind = s.Kind
 	default:
 		return errors.New("declares none of tool, shell, capsule, or more than one")
 	}
 	switch s.OnError {
-	case ast.OnErrorFail:
-		st.OnError = OnErrorFail
-	case ast.OnErrorSkip:
-		st.OnError = OnErrorSkip
-	case ast.OnErrorContinue:
-		st.OnError = OnErrorContinue
+	case OnErrorFail, OnErrorSkip, OnErrorContinue:
+		st.OnError = s.OnError
 	default:
 		return fmt.Errorf("on_error %d is not fail, skip or continue", s.OnError)
 	}
@@ -83,19 +70,14 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 		return errors.New("its condition did not parse")
 	}
 	if st.Kind == KindShell {
-		// S14: split once here; the host resolves the first word.
-		words, ok := l.argv[s.Target]
-		if !ok {
-			var err error
-			if words, err = shlex.Split(s.Target); err != nil {
-				return fmt.Errorf("command line %q cannot be split: %v", s.Target, err)
-			}
-			if len(words) == 0 {
-				return fmt.Errorf("command line %q has no words", s.Target)
-			}
-			l.argv[s.Target] = words
+		// S14: split once, by the parser; the host resolves the first word.
+		if s.ArgvErr != nil {
+			return fmt.Errorf("command line %q cannot be split: %v", s.Target, s.ArgvErr)
 		}
-		st.Argv = words
+		if len(s.Argv) == 0 {
+			return fmt.Errorf("command line %q has no words", s.Target)
+		}
+		st.Argv = s.Argv
 	}
 	if err := l.depends(st, s); err != nil {
 		return err
@@ -132,9 +114,9 @@ func (l *lowerer) depends(st *Step, s *ast.Step) error {
 		if d == nil {
 			return errors.New("a depends_on entry is missing")
 		}
-		j, ok := l.index[d.ID]
+		j, ok := l.index[d.Str]
 		if !ok {
-			return fmt.Errorf("depends on %q, which the plan does not declare", d.ID)
+			return fmt.Errorf("depends on %q, which the plan does not declare", d.Str)
 		}
 		if slices.Contains(l.deps[start:], j) {
 			continue
@@ -213,8 +195,8 @@ func (l *lowerer) ref(r *ast.Ref) (Ref, error) {
 // objective lowers a capsule step's input, a string or {"objective": …}
 // (S13), either of which may be a reference.
 func objective(v *ast.Value, slot func(*ast.Ref) (int32, error)) (*Text, error) {
-	if v != nil && v.Kind == ast.Object && len(v.Members) == 1 && v.Members[0].Key == "objective" {
-		v = v.Members[0].Value
+	if v != nil && v.Kind == ast.Object && len(v.Members()) == 1 && v.Members()[0].Key == "objective" {
+		v = v.Members()[0].Value
 	}
 	if v == nil || v.Kind != ast.String {
 		return nil, errors.New(`a capsule step's input must be a string or {"objective": "<text>"}`)
@@ -273,7 +255,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		return dst, nil
 	case ast.Array:
 		dst = append(dst, '[')
-		for i, e := range v.Elems {
+		for i, e := range v.Elems() {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
@@ -285,7 +267,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		return append(dst, ']'), nil
 	case ast.Object:
 		dst = append(dst, '{')
-		for i, m := range v.Members {
+		for i, m := range v.Members() {
 			if m == nil {
 				return nil, errors.New("input holds a missing member")
 			}

@@ -1,45 +1,28 @@
 package ir
 
-// Kind is what a step dispatches.
-type Kind uint8
+import "github.com/planc/planc/ast"
 
-// The step kinds. The zero Kind is invalid.
+// Kind is what a step dispatches: ast's StepKind, so lowering copies it.
+// A program's steps are never ast.KindNone (Validate).
+type Kind = ast.StepKind
+
+// The step kinds.
 const (
-	KindTool Kind = iota + 1
-	KindShell
-	KindCapsule
+	KindTool    = ast.KindTool
+	KindShell   = ast.KindShell
+	KindCapsule = ast.KindCapsule
 )
 
-var kindNames = [...]string{"invalid", "tool", "shell", "capsule"}
-
-// String returns "tool", "shell" or "capsule".
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "invalid"
-}
-
 // OnError is what a step's final failure does to the rest of the plan
-// (docs/plans.md, "Failure"; S18).
-type OnError uint8
+// (docs/plans.md, "Failure"; S18): ast's OnError, so lowering copies it.
+type OnError = ast.OnError
 
 // The on_error policies; OnErrorFail is the default.
 const (
-	OnErrorFail OnError = iota
-	OnErrorSkip
-	OnErrorContinue
+	OnErrorFail     = ast.OnErrorFail
+	OnErrorSkip     = ast.OnErrorSkip
+	OnErrorContinue = ast.OnErrorContinue
 )
-
-var onErrorNames = [...]string{"fail", "skip", "continue"}
-
-// String returns "fail", "skip" or "continue".
-func (o OnError) String() string {
-	if int(o) < len(onErrorNames) {
-		return onErrorNames[o]
-	}
-	return "invalid"
-}
 
 // Field is the field of a step's result that a reference reads.
 type Field uint8

@@ -186,9 +186,8 @@ func newOperand(n *nodes, v string, start int, src CondSource) ast.Operand {
 	dot := strings.IndexByte(v, '.')
 	r := n.ref()
 	*r = ast.Ref{StepID: v[1:dot], FieldName: v[dot+1:], Field: ast.RefFieldOf(v[dot+1:]), InIf: true,
-		Span:      src.Span(start, end),
-		IDSpan:    src.Span(start+1, start+dot),
-		FieldSpan: src.Span(start+dot+1, end)}
+		Span: src.Span(start, end)}
+	r.SetParts(src.Span(start+1, start+dot), src.Span(start+dot+1, end))
 	return r
 }
 

@@ -27,7 +27,10 @@ func condShape(c ast.Cond) string {
 }
 
 // condIgnoreSpans compares trees by structure only.
-var condIgnoreSpans = cmpopts.IgnoreTypes(ast.Span{})
+var condIgnoreSpans = cmp.Options{cmpopts.IgnoreTypes(ast.Span{}), refParts}
+
+// refParts compares a reference's parts' spans too (kept as offsets).
+var refParts = cmp.AllowUnexported(ast.Ref{})
 
 // TestParseCondShape covers S10: && binds tighter than ||, both are
 // left-associative, both quote kinds, operators and the other quote inside
@@ -78,7 +81,7 @@ func TestParseCondShape(t *testing.T) {
 			if gerr != nil {
 				t.Fatalf("parseCondGrammar(%q): %s", tt.text, gerr.Message)
 			}
-			if diff := cmp.Diff(c, g); diff != "" {
+			if diff := cmp.Diff(c, g, refParts); diff != "" {
 				t.Errorf("fast path and grammar differ on %q (-fast +grammar):\n%s", tt.text, diff)
 			}
 		})
@@ -92,12 +95,9 @@ func TestParseCondExact(t *testing.T) {
 	// 0123456789012345678901234567890123456789012345678901234567890123456
 	src := CondSource{Base: ast.Pos{Offset: 100, Line: 3, Col: 12}}
 	s := src.Span
-	refCheck := &ast.Ref{StepID: "check", FieldName: "status", Field: ast.RefStatus, InIf: true,
-		Span: s(0, 13), IDSpan: s(1, 6), FieldSpan: s(7, 13)}
-	refLint := &ast.Ref{StepID: "lint", FieldName: "output", Field: ast.RefOutput, InIf: true,
-		Span: s(29, 41), IDSpan: s(30, 34), FieldSpan: s(35, 41)}
-	refX := &ast.Ref{StepID: "x", FieldName: "foo", Field: ast.RefOther, InIf: true,
-		Span: s(59, 65), IDSpan: s(60, 61), FieldSpan: s(62, 65)}
+	refCheck := ifRef("check", "status", ast.RefStatus, s(0, 13), s(1, 6), s(7, 13))
+	refLint := ifRef("lint", "output", ast.RefOutput, s(29, 41), s(30, 34), s(35, 41))
+	refX := ifRef("x", "foo", ast.RefOther, s(59, 65), s(60, 61), s(62, 65))
 	cmp1 := &ast.Compare{Op: ast.OpEq, X: refCheck, Y: &ast.Literal{Value: "failed", Quote: '\'', Span: s(17, 25)},
 		OpSpan: s(14, 16), Span: s(0, 25)}
 	cmp2 := &ast.Compare{Op: ast.OpNe, X: refLint, Y: &ast.Literal{Value: "ok", Quote: '"', Span: s(45, 49)},
@@ -111,13 +111,13 @@ func TestParseCondExact(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ParseCond: %s", err.Message)
 	}
-	if diff := cmp.Diff(ast.Cond(want), got); diff != "" {
+	if diff := cmp.Diff(ast.Cond(want), got, refParts); diff != "" {
 		t.Errorf("ParseCond (-want +got):\n%s", diff)
 	}
 	if got := want.Span.Start; got != (ast.Pos{Offset: 100, Line: 3, Col: 12}) {
 		t.Errorf("start = %+v", got)
 	}
-	if diff := cmp.Diff([]*ast.Ref{refCheck, refLint, refX}, ast.CondRefs(nil, got)); diff != "" {
+	if diff := cmp.Diff([]*ast.Ref{refCheck, refLint, refX}, ast.CondRefs(nil, got), refParts); diff != "" {
 		t.Errorf("CondRefs (-want +got):\n%s", diff)
 	}
 }
@@ -151,7 +151,7 @@ func TestParseCondJSONEscape(t *testing.T) {
 	if diff := cmp.Diff(wantRef, ref.Span); diff != "" {
 		t.Errorf("ref span (-want +got):\n%s", diff)
 	}
-	if got, want := int(ref.FieldSpan.Start.Col), 20+strings.Index(raw, "status"); got != want {
+	if got, want := int(ref.FieldSpan().Start.Col), 20+strings.Index(raw, "status"); got != want {
 		t.Errorf("field column = %d, want %d", got, want)
 	}
 	lit := cm.X.(*ast.Literal)
@@ -369,4 +369,11 @@ func BenchmarkParseCondGrammar(b *testing.B) {
 			b.Fatal(err.Message)
 		}
 	}
+}
+
+// ifRef is the reference a condition holds, with its parts' spans.
+func ifRef(id, field string, f ast.RefField, span, idSpan, fieldSpan ast.Span) *ast.Ref {
+	r := &ast.Ref{StepID: id, FieldName: field, Field: f, InIf: true, Span: span}
+	r.SetParts(idSpan, fieldSpan)
+	return r
 }

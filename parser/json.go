@@ -66,9 +66,9 @@ type scanner struct {
 	stepSlab  []ast.Step
 	stepCount int // elements of the steps list, objects or not
 
-	nodes      nodes         // the steps' small nodes
-	depScratch []*ast.DepRef // a step's depends_on entries while it is built
-	refScratch []*ast.Ref    // a step's references while it is built
+	nodes      nodes        // the steps' small nodes
+	depScratch []*ast.Value // a step's depends_on entries while it is built
+	refScratch []*ast.Ref   // a step's references while it is built
 }
 
 func newScanner(src []byte, lim Limits) *scanner {
@@ -342,7 +342,7 @@ func (p *scanner) object() *ast.Value {
 		case '}':
 			p.off++
 			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
-			v.Members = p.carveMembers(p.memStack[base:])
+			v.SetMembers(p.carveMembers(p.memStack[base:]))
 			p.memStack = p.memStack[:base]
 			return v
 		default:
@@ -412,7 +412,7 @@ func (p *scanner) array(steps bool) *ast.Value {
 		case ']':
 			p.off++
 			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
-			v.Elems = p.carveValues(p.valStack[base:])
+			v.SetElems(p.carveValues(p.valStack[base:]))
 			p.valStack = p.valStack[:base]
 			return v
 		default:

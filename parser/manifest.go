@@ -102,7 +102,7 @@ func (p *manifestParser) manifest(root *ast.Value) *ast.Manifest {
 	const hook = `{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}`
 	if h := f["hooks"]; h != nil && p.want(h.Value, ast.Array, "hooks", "a list of hook objects", `write "hooks": [`+hook+"]") {
 		m.HooksSpan = h.Value.Span
-		for i, e := range h.Value.Elems {
+		for i, e := range h.Value.Elems() {
 			if path := fmt.Sprintf("hooks[%d]", i); p.want(e, ast.Object, path, "an object", "write "+hook) {
 				m.Hooks = append(m.Hooks, p.hook(i, e, path))
 			}
@@ -142,7 +142,7 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 		return nil, ast.Span{}
 	}
 	var out []ast.MCPServer
-	for _, s := range m.Value.Members {
+	for _, s := range m.Value.Members() {
 		path := "tools.mcp." + s.Key
 		if !ast.IsCapsuleNamePart(s.Key) {
 			path = fmt.Sprintf("tools.mcp[%q]", s.Key)
@@ -224,7 +224,7 @@ func (p *manifestParser) fields(obj *ast.Value, path string, known []string) map
 	if path == "" {
 		where, what = "the manifest", "a manifest"
 	}
-	for _, m := range obj.Members {
+	for _, m := range obj.Members() {
 		if m.Key == CommentField {
 			if m.Value.Kind != ast.Null {
 				where := path
@@ -302,8 +302,8 @@ func (p *manifestParser) strList(m *ast.Member, path string, split bool, ok func
 		p.want(v, ast.Array, path, "a list of strings", "write it as a list: ["+ast.QuoteList(words, "")+"]")
 		return nil, ast.Span{}
 	}
-	out := make([]ast.NameAt, 0, len(v.Elems))
-	for i, e := range v.Elems {
+	out := make([]ast.NameAt, 0, len(v.Elems()))
+	for i, e := range v.Elems() {
 		ep := fmt.Sprintf("%s[%d]", path, i)
 		if p.want(e, ast.String, ep, "a string", "quote it, or remove it") && ok(e, ep, e.Str) {
 			out = append(out, ast.NameAt{Name: e.Str, Span: e.Span})
@@ -322,7 +322,7 @@ func (p *manifestParser) command(m *ast.Member, path string) ([]string, ast.Span
 	words, sp := p.strList(m, path, true, func(v *ast.Value, path, s string) bool {
 		return p.nonEmpty(v, path, s, "write the word or remove it")
 	})
-	if sp.IsValid() && len(m.Value.Elems) == 0 {
+	if sp.IsValid() && len(m.Value.Elems()) == 0 {
 		p.report(CodeManifestBadValue, sp, "", "%s is empty; list the binary and its arguments, as in [\"npx\", \"-y\", \"<package>\"]", path)
 	}
 	if len(p.diags) > n {

@@ -152,7 +152,7 @@ func (p *manifestParser) env(m *ast.Member, path string) ([]ast.EnvVar, ast.Span
 		return nil, ast.Span{}
 	}
 	var out []ast.EnvVar
-	for _, v := range m.Value.Members {
+	for _, v := range m.Value.Members() {
 		if !ast.IsEnvName(v.Key) {
 			sugg := envName(v.Key)
 			fix := "write letters, digits and \"_\", not starting with a digit"

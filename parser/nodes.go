@@ -13,9 +13,9 @@ type nodes struct {
 	cmps  []ast.Compare
 	logs  []ast.Logical
 	lits  []ast.Literal
-	deps  []ast.DepRef
 	mptrs []*ast.Member
-	dptrs []*ast.DepRef
+	vptrs []*ast.Value
+	words []string // shell steps' words (Step.Argv)
 	rptrs []*ast.Ref
 }
 

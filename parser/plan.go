@@ -35,9 +35,9 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 	if m := root.Get("steps"); m != nil && m.Value.Kind != ast.Null {
 		plan.StepsField = m
 		if m.Value.Kind == ast.Array {
-			if lim.MaxSteps > 0 && len(m.Value.Elems) > lim.MaxSteps {
+			if lim.MaxSteps > 0 && len(m.Value.Elems()) > lim.MaxSteps {
 				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan, Severity: ast.Error, Code: CodeTooManySteps,
-					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems), lim.MaxSteps)})
+					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems()), lim.MaxSteps)})
 				return nil, p.diags
 			}
 			plan.Steps = p.steps
@@ -80,7 +80,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 	s.Index, s.Span, s.Object = index, obj.Span, obj
 	var kinds [3]*ast.Member // more than three only through duplicate keys, which are dropped
 	nk := 0
-	for _, m := range obj.Members {
+	for _, m := range obj.Members() {
 		if m.Value.Kind == ast.Null {
 			continue
 		}
@@ -98,18 +98,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 		case "depends_on":
 			s.DependsOnField = m
 			if m.Value.Kind == ast.Array {
-				ds := p.depScratch[:0]
-				for _, e := range m.Value.Elems {
-					if e.Kind == ast.String {
-						d := cut(&n.deps)
-						d.ID, d.Span = e.Str, e.Span
-						ds = append(ds, d)
-					}
-				}
-				s.DependsOn, p.depScratch = cutList(&n.dptrs, ds), ds
-				if s.DependsOn == nil {
-					s.DependsOn = []*ast.DepRef{}
-				}
+				s.DependsOn = p.dependsOn(m.Value.Elems())
 			}
 		case "if":
 			s.IfField = m
@@ -134,6 +123,7 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 			s.Kind = ast.KindTool
 		case "shell":
 			s.Kind = ast.KindShell
+			s.Argv, s.ArgvErr = splitCommand(n, s.Target)
 		default:
 			s.Kind = ast.KindCapsule
 		}
@@ -150,6 +140,31 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 		}
 	}
 	s.Refs, p.refScratch = cutList(&n.rptrs, refs), refs
+}
+
+// dependsOn returns the string entries of a depends_on list: the list's
+// own elements when they all are (the usual case), else a copy without the
+// others. An empty list gives an empty, non-nil slice.
+func (p *scanner) dependsOn(es []*ast.Value) []*ast.Value {
+	for k, e := range es {
+		if e.Kind != ast.String {
+			ds := append(p.depScratch[:0], es[:k]...)
+			for _, e := range es[k+1:] {
+				if e.Kind == ast.String {
+					ds = append(ds, e)
+				}
+			}
+			p.depScratch = ds
+			if len(ds) == 0 {
+				return []*ast.Value{}
+			}
+			return cutList(&p.nodes.vptrs, ds)
+		}
+	}
+	if es == nil {
+		return []*ast.Value{}
+	}
+	return es
 }
 
 // smallInt returns the value of a JSON integer literal that fits an int
@@ -188,17 +203,16 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 		if r := parseRef(n, v.Str); r != nil {
 			cs := StringSource(v, src)
 			r.Span = cs.Span(0, len(v.Str))
-			r.IDSpan = cs.Span(1, 1+len(r.StepID))
-			r.FieldSpan = cs.Span(2+len(r.StepID), len(v.Str))
+			r.SetParts(cs.Span(1, 1+len(r.StepID)), cs.Span(2+len(r.StepID), len(v.Str)))
 			v.Ref = r
 			dst = append(dst, r)
 		}
 	case ast.Array:
-		for _, e := range v.Elems {
+		for _, e := range v.Elems() {
 			dst = collectRefs(n, dst, e, src)
 		}
 	case ast.Object:
-		for _, m := range v.Members {
+		for _, m := range v.Members() {
 			dst = collectRefs(n, dst, m.Value, src)
 		}
 	}

@@ -104,16 +104,13 @@ type run struct {
 	now     func() time.Time
 
 	res       []result
-	remaining []int32 // dependencies not yet settled
-	order     []int32 // settle order
-	toolQ     heap    // ready tool steps waiting for the lane
-	otherQ    heap    // ready shell and capsule steps waiting for a slot
+	remaining []int32   // dependencies not yet settled
+	order     []int32   // settle order
+	sched     Scheduler // ready steps, the tool lane and the slots (S17)
 	vals      []ir.Value
 	done      chan completion
 
 	inflight   int  // attempts in flight
-	running    int  // shell and capsule attempts in flight
-	toolBusy   bool // the tool lane is taken
 	stopped    bool // a step's failure under on_error fail stopped the plan
 	cancelSeen bool // ctx's cancel was observed
 	canceled   bool // the plan stopped because of the cancel
@@ -138,6 +135,7 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 	if r.now == nil {
 		r.now = time.Now
 	}
+	r.sched.init(opts.MaxParallel, n)
 	r.whole, _ = host.(WholeOutputs)
 	return r
 }

@@ -18,31 +18,15 @@ import (
 // at once.
 func (r *run) advance() {
 	for !r.stopped && !r.canceled {
-		q := r.next()
-		if q == nil {
+		if !r.sched.CanDispatch() {
 			return
 		}
 		if r.ctxDone() {
 			r.cancel()
 			return
 		}
-		r.dispatch(q.pop())
+		r.dispatch(r.sched.Pop())
 	}
-}
-
-// next returns the queue holding the queued step earliest in plan order
-// among those that may start now (a tool step when the lane is free, a
-// shell or capsule step when a slot is free), or nil.
-func (r *run) next() *heap {
-	tool := !r.toolBusy && r.toolQ.len() > 0
-	other := r.otherQ.len() > 0 && (r.opts.MaxParallel == 0 || r.running < r.opts.MaxParallel)
-	switch {
-	case tool && (!other || r.toolQ.min() < r.otherQ.min()):
-		return &r.toolQ
-	case other:
-		return &r.otherQ
-	}
-	return nil
 }
 
 // enqueue puts a step whose dependencies have all settled in its queue:
@@ -50,11 +34,7 @@ func (r *run) next() *heap {
 // references and condition wait for its dispatch (S9).
 func (r *run) enqueue(i int32) {
 	r.res[i].state = stQueued
-	if r.prog.Steps[i].Kind == ir.KindTool {
-		r.toolQ.push(i)
-	} else {
-		r.otherQ.push(i)
-	}
+	r.sched.Ready(i, r.prog.Steps[i].Kind)
 }
 
 // admit is the dispatch-time half of S9 and S12: it resolves step i's
@@ -192,15 +172,10 @@ func (r *run) start(i int32, c Call) {
 	res := &r.res[i]
 	res.state, res.attempt = stRunning, int32(c.Attempt)
 	ctx := r.toolCtx
-	if c.Step.Kind == ir.KindTool {
-		r.toolBusy = true
-		ctx = r.ctx // a tool call ends with the task (ToolEnded)
-	} else {
-		r.running++
-		if c.Step.Kind == ir.KindCapsule {
-			ctx = r.ctx
-		}
+	if c.Step.Kind != ir.KindShell {
+		ctx = r.ctx // a tool call ends with the task (ToolEnded), as does a capsule
 	}
+	r.sched.Start(c.Step.Kind)
 	r.inflight++
 	r.emit(Event{Kind: PlanStepStart, StepID: c.Step.ID, StepKind: c.Step.Kind, Attempt: c.Attempt})
 	go r.work(ctx, c)
@@ -248,11 +223,7 @@ func (r *run) complete(c completion) {
 	i := c.index
 	s := &r.prog.Steps[i]
 	r.inflight--
-	if s.Kind == ir.KindTool {
-		r.toolBusy = false
-	} else {
-		r.running--
-	}
+	r.sched.End(s.Kind)
 	attempt := int(r.res[i].attempt)
 	retried := attempt - int(r.res[i].first) - 1 // dispatches after this run's first (S26: retries whole again)
 	switch {
@@ -285,8 +256,7 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 	default:
 		if !r.stopped {
 			r.stopped, r.failedStep = true, i
-			r.toolQ.clear()
-			r.otherQ.clear()
+			r.sched.Clear()
 		}
 		r.settle(i, StatusFailed, attempt, out, err, dur)
 	}
@@ -331,8 +301,7 @@ func (r *run) cancel() {
 		return
 	}
 	r.canceled = true
-	r.toolQ.clear()
-	r.otherQ.clear()
+	r.sched.Clear()
 	for i := range r.res {
 		if st := r.res[i].state; st == stPending || st == stQueued {
 			r.settle(int32(i), StatusSkipped, 0, "", CanceledBeforeRun, 0)

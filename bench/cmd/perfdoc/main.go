@@ -27,11 +27,12 @@ import (
 
 // The issue's targets.
 const (
-	condTarget     = 0.5 // planc's condition time over expr's, every case
-	parseTarget    = 3.0 // parse+check time over encoding/json's, at parseAt
+	condTarget     = 0.04 // planc's condition time over expr's, every case (issue 26)
+	parseTarget    = 1.0  // parse+check time over encoding/json's, at 10k and 100k (issue 26)
+	parseBytes     = 1.0  // parse+check bytes allocated over encoding/json's, same sizes
 	parseAt        = "10k"
-	schedNsTarget  = 2000 // ns per step
-	schedAllocs    = 5    // allocations per step
+	schedNsTarget  = 500 // ns per step (issue 26)
+	schedAllocs    = 1   // allocations per step
 	linearTarget   = 1.5  // per-step cost at 100k over the cost at 1k
 	growthTarget   = 12.0 // parse+check time at 100k over the time at 10k (issue 2)
 	largeSize      = "100k"
@@ -309,7 +310,7 @@ func build(s stats, rs rounds) (*report, error) {
 				ratio:   ratio(p.center, q.center),
 			}
 			if peer == "expr" {
-				x.target = fmt.Sprintf("≤ %.1f× expr", condTarget)
+				x.target = fmt.Sprintf("≤ %.2f× expr", condTarget)
 				x.result, x.miss = verdict(p.center/q.center, condTarget)
 				x.score = p.center / q.center / condTarget
 				x.profile = pattern("BenchmarkCond", c, "planc")
@@ -337,13 +338,27 @@ func build(s stats, rs rounds) (*report, error) {
 			target:  "—",
 			result:  "for reference",
 		}
-		if sz == parseAt {
-			x.target = fmt.Sprintf("≤ %.0f× encoding/json", parseTarget)
+		if sz != sizes[0] {
+			x.target = fmt.Sprintf("≤ %.1f× encoding/json", parseTarget)
 			x.result, x.miss = verdict(p.center/q.center, parseTarget)
 			x.score = p.center / q.center / parseTarget
 			x.profile = pattern("BenchmarkParse", sz, "planc-check")
 		}
 		r.rows = append(r.rows, x)
+		if sz != sizes[0] && pb.center > 0 && qb.center > 0 {
+			y := row{
+				figure:  "parse + check, " + sz + " steps (bytes allocated)",
+				planc:   fmtBytes(pb.center),
+				peer:    "encoding/json Unmarshal",
+				peerFig: fmtBytes(qb.center),
+				ratio:   ratio(pb.center, qb.center),
+				target:  fmt.Sprintf("≤ %.1f× encoding/json", parseBytes),
+			}
+			y.result, y.miss = verdict(pb.center/qb.center, parseBytes)
+			y.score = pb.center / qb.center / parseBytes
+			y.profile = x.profile
+			r.rows = append(r.rows, y)
+		}
 	}
 	// Parse + check growth from 10k to 100k steps (issue 2's target).
 	if g, txt, ok := growth(s, rs, "Parse/%s/planc-check", parseAt, largeSize); ok {
@@ -374,7 +389,7 @@ func build(s stats, rs rounds) (*report, error) {
 			figure: "scheduling, " + sz + " steps (per step)",
 			planc:  withCI(fmtSec(t.center), t),
 			peer:   "—", peerFig: "—", ratio: "—",
-			target: fmt.Sprintf("≤ %d µs", schedNsTarget/1000),
+			target: fmt.Sprintf("≤ %.1f µs", float64(schedNsTarget)/1000),
 		}
 		x.result, x.miss = verdict(t.center*1e9, schedNsTarget)
 		x.score = t.center * 1e9 / schedNsTarget
