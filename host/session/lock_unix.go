@@ -27,3 +27,14 @@ func lockFile(f *os.File, wait bool) (held bool, err error) {
 	}
 	return false, err
 }
+
+// shareFile takes a shared flock on f, waiting for any exclusive one;
+// an exclusive lock f holds (owned) becomes the shared one.
+func shareFile(f *os.File, owned bool) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}

@@ -26,3 +26,16 @@ func lockFile(f *os.File, wait bool) (held bool, err error) {
 	}
 	return false, err
 }
+
+// shareFile takes a shared lock on the byte range lockFile locks, waiting
+// for any exclusive one; an exclusive lock f holds (owned) is released
+// first, since Windows does not convert one into the other.
+func shareFile(f *os.File, owned bool) error {
+	h := windows.Handle(f.Fd())
+	if owned {
+		if err := windows.UnlockFileEx(h, 0, 1, 0, &windows.Overlapped{Offset: lockOffset}); err != nil {
+			return err
+		}
+	}
+	return windows.LockFileEx(h, 0, 0, 1, 0, &windows.Overlapped{Offset: lockOffset})
+}

@@ -80,7 +80,18 @@ func OpenTrace(path, session string) (*Trace, error) {
 	}
 	t := &Trace{f: f, session: session, now: time.Now}
 	t.sys = f.Write
-	if err := t.repair(path); err != nil {
+	// Every open Trace holds a shared lock on its file for its life; one
+	// that finds none held by another can tell a torn last line (a writer
+	// that died mid-line) from a line another run is writing right now,
+	// and only then repairs it.
+	held, err := lockFile(f, false)
+	if err == nil && !held {
+		err = t.repair(path)
+	}
+	if err == nil {
+		err = shareFile(f, !held)
+	}
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -164,3 +164,45 @@ func TestTraceFailedWrite(t *testing.T) {
 		t.Errorf("lines %q; want the torn half, then session_end whole", ls)
 	}
 }
+
+// A last line without its newline while another Trace has the file open
+// is a line that run is writing, not a torn one: OpenTrace leaves it
+// alone (cutting it would cut the other run's line). Once no Trace has the
+// file open, the same bytes are a torn line and are moved aside (S33).
+func TestTraceRepairWaitsForLiveWriters(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TraceFile)
+	live, err := OpenTrace(path, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := `{"ts":"2025-01-01T00:00:00.000000000Z","event":"plan_st`
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(partial); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	second, err := OpenTrace(path, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lines(t, path); len(got) != 1 || got[0] != partial {
+		t.Errorf("with a live writer the trace became %q; want the line in writing left alone", got)
+	}
+	if torn, _ := filepath.Glob(filepath.Join(dir, "trace.torn-*")); len(torn) != 0 {
+		t.Errorf("moved aside with a live writer: %v", torn)
+	}
+	second.Close()
+	live.Close()
+	after, err := OpenTrace(path, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close()
+	if b, err := os.ReadFile(filepath.Join(dir, TornFile(0))); err != nil || string(b) != partial {
+		t.Errorf("with no writer left the torn line was not moved aside: %q %v", b, err)
+	}
+}
