@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 )
@@ -74,7 +75,7 @@ func prepareAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) (done
 		return func() {}
 	}
 	chownNobody(cmd.Dir)
-	own, err := shell.OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

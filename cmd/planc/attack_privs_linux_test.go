@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/host/shell"
 
 	"github.com/planc/planc/internal/testkit"
@@ -157,7 +158,7 @@ func TestProtectionOffNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 || err != nil || err2 != nil {
 		t.Skip("needs root, setpriv and unshare: to run planc without privileges in a delegated cgroup")
 	}
-	own, err := shell.OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package shell
 import (
 	"os"
 	"os/exec"
+
+	"github.com/planc/planc/host/sandbox/cgroups"
 )
 
 // Contain makes cmd, which must not have been started, run as a protected
@@ -39,7 +41,7 @@ func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 		c.Off = m.off
 		return c, nil
 	}
-	dir, err := OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return nil, err
 	}

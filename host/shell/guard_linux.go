@@ -45,28 +45,16 @@ package shell
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
-)
-
-// The extended attributes on a scope's directory that say whose it is.
-const (
-	// xattrOwner is the planc that made the scope: "PID START PIDNS".
-	xattrOwner = "user.planc.owner"
-	// xattrGuard is its guardian: "PID START".
-	xattrGuard = "user.planc.guard"
-	// xattrEnded is when its planc was first found gone, in Unix
-	// nanoseconds: the sub-capsules' grace starts there.
-	xattrEnded = "user.planc.ended"
 )
 
 // guardWait bounds how long the scope's sub-capsules may wind down once
@@ -118,8 +106,8 @@ func startGuard(dir string, ended bool) (*guard, error) {
 	}
 	// Its start time, read while it is our unreaped child, tells it from
 	// a later process with the same pid.
-	if rec, err := procRecord(cmd.Process.Pid); err == nil {
-		unix.Setxattr(dir, xattrGuard, []byte(rec), 0)
+	if rec, err := cgroups.ProcRecord(cmd.Process.Pid); err == nil {
+		unix.Setxattr(dir, cgroups.XattrGuard, []byte(rec), 0)
 	}
 	g := &guard{cmd: cmd}
 	if !ended {
@@ -169,32 +157,18 @@ func endScope(dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil // planc removed it
 	}
-	deadline := markEnded(dir).Add(guardWait)
+	deadline := cgroups.MarkEnded(dir).Add(guardWait)
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		if e.IsDir() && !strings.HasPrefix(e.Name(), capsuleLeaf) {
-			killCgroup(filepath.Join(dir, e.Name()))
+			cgroups.Kill(filepath.Join(dir, e.Name()))
 		}
 	}
-	signalCgroup(dir, unix.SIGKILL) // a process cloned into the scope itself
+	cgroups.Signal(dir, unix.SIGKILL) // a process cloned into the scope itself
 	for windingDown(dir) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	return clearTree(dir)
-}
-
-// markEnded returns the time the scope dir was first found without its
-// planc, marking it now when no one has.
-func markEnded(dir string) time.Time {
-	buf := make([]byte, 32)
-	if n, err := unix.Getxattr(dir, xattrEnded, buf); err == nil {
-		if ns, err := strconv.ParseInt(string(buf[:n]), 10, 64); err == nil {
-			return time.Unix(0, ns)
-		}
-	}
-	now := time.Now()
-	unix.Setxattr(dir, xattrEnded, []byte(strconv.FormatInt(now.UnixNano(), 10)), 0)
-	return now
+	return cgroups.Clear(dir)
 }
 
 // windingDown reports whether a sub-capsule's planc still runs in one of
@@ -220,27 +194,17 @@ func windingDown(dir string) bool {
 	return false
 }
 
-// procRecord returns "PID START" for the process pid: its start time
-// since boot, in clock ticks (field 22 of /proc/PID/stat), tells it from
-// any later process with the same pid.
-func procRecord(pid int) (string, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", err
+// adopt takes the scope dir, which the sweep found without its planc and
+// guardian, when a sub-capsule's planc still winds down in it: a new
+// guardian, whose lifeline has already ended, gives the sub-capsules what
+// is left of their grace and then ends the scope.
+func adopt(dir string) bool {
+	if !windingDown(dir) {
+		return false
 	}
-	// The command name, in parentheses, may hold spaces and parentheses:
-	// the fields start after the last ')'.
-	i := strings.LastIndexByte(string(b), ')')
-	if i < 0 {
-		return "", fmt.Errorf("/proc/%d/stat: no command name", pid)
+	cgroups.MarkEnded(dir)
+	if g, err := startGuard(dir, true); err == nil {
+		go g.cmd.Wait()
 	}
-	f := strings.Fields(string(b[i+1:]))
-	// f[0] is field 3 (state); field 22 is f[19]. A zombie is gone.
-	if len(f) < 20 {
-		return "", fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f)+2)
-	}
-	if f[0] == "Z" || f[0] == "X" {
-		return "", fmt.Errorf("process %d has ended", pid)
-	}
-	return strconv.Itoa(pid) + " " + f[19], nil
+	return true
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -152,7 +153,7 @@ func waitGone(t *testing.T, dir string, wait time.Duration) {
 func TestGuardEndsScope(t *testing.T) {
 	mark := marker()
 	owner, dir, done := startOwner(t, mark, "1")
-	if rec, ok := readRecord(dir, xattrOwner); !ok || rec[0] != strconv.Itoa(owner.Process.Pid) {
+	if rec, ok := cgroups.ReadRecord(dir, cgroups.XattrOwner); !ok || rec[0] != strconv.Itoa(owner.Process.Pid) {
 		t.Errorf("owner record %q; want pid %d", rec, owner.Process.Pid)
 	}
 	start := time.Now()
@@ -201,7 +202,7 @@ func TestGuardBoundsSubCapsule(t *testing.T) {
 func TestCloseEndsGuard(t *testing.T) {
 	s := openTestScope(t)
 	pid := s.sys.guard.cmd.Process.Pid
-	if rec, ok := readRecord(s.Dir(), xattrGuard); !ok || rec[0] != strconv.Itoa(pid) {
+	if rec, ok := cgroups.ReadRecord(s.Dir(), cgroups.XattrGuard); !ok || rec[0] != strconv.Itoa(pid) {
 		t.Errorf("guard record %q; want pid %d", rec, pid)
 	}
 	if err := s.Close(); err != nil {
@@ -219,12 +220,12 @@ func TestSweep(t *testing.T) {
 	if err := Probe(); err != nil {
 		t.Skipf("no delegated cgroup v2 scope on this machine: %v", err)
 	}
-	own, err := OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}
 	dead := deadRecord(t)
-	self, err := procRecord(os.Getpid())
+	self, err := cgroups.ProcRecord(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +253,8 @@ func TestSweep(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { clearTree(dir) })
-		for name, rec := range map[string]string{xattrOwner: c.owner, xattrGuard: c.guard} {
+		t.Cleanup(func() { cgroups.Clear(dir) })
+		for name, rec := range map[string]string{cgroups.XattrOwner: c.owner, cgroups.XattrGuard: c.guard} {
 			if rec != "" {
 				if err := unix.Setxattr(dir, name, []byte(rec), 0); err != nil {
 					t.Fatal(err)
@@ -298,7 +299,7 @@ func TestSweepAdopts(t *testing.T) {
 			owner, dir, done := startOwner(t, mark, c.secs)
 			// The guardian goes first, with SIGSTOP so that it keeps its
 			// pid until its planc is gone too.
-			rec, ok := readRecord(dir, xattrGuard)
+			rec, ok := cgroups.ReadRecord(dir, cgroups.XattrGuard)
 			if !ok {
 				t.Fatal("no guard record")
 			}
@@ -307,7 +308,7 @@ func TestSweepAdopts(t *testing.T) {
 			owner.Process.Signal(syscall.SIGKILL)
 			owner.Wait()
 			unix.Kill(g, unix.SIGKILL)
-			for deadline := time.Now().Add(time.Minute); !ended(rec) && time.Now().Before(deadline); {
+			for deadline := time.Now().Add(time.Minute); !cgroups.Ended(rec) && time.Now().Before(deadline); {
 				time.Sleep(10 * time.Millisecond)
 			}
 			if len(running("sleep "+mark+".1")) == 0 {
@@ -317,7 +318,7 @@ func TestSweepAdopts(t *testing.T) {
 			// the parent cgroup) must not find the grace passed before the
 			// check above.
 			if c.since > 0 {
-				unix.Setxattr(dir, xattrEnded, []byte(strconv.FormatInt(time.Now().Add(-c.since).UnixNano(), 10)), 0)
+				unix.Setxattr(dir, cgroups.XattrEnded, []byte(strconv.FormatInt(time.Now().Add(-c.since).UnixNano(), 10)), 0)
 			}
 			openTestScope(t) // sweeps
 			if c.woundD {
@@ -340,7 +341,7 @@ func deadRecord(t *testing.T) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := procRecord(cmd.Process.Pid)
+	rec, err := cgroups.ProcRecord(cmd.Process.Pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/planc/planc/host/sandbox/cgroups"
 )
 
 // testPrefix names every scope the tests open, so TestMain can tell that
@@ -35,7 +37,7 @@ func TestMain(m *testing.M) {
 	}
 	removeStale()
 	code := m.Run()
-	if dir, err := OwnCgroupDir(); err == nil {
+	if dir, err := cgroups.OwnDir(); err == nil {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if strings.HasPrefix(e.Name(), testPrefix) || strings.HasPrefix(e.Name(), probePrefix()) {
@@ -107,7 +109,7 @@ func leaves(t *testing.T, s *Scope) []string {
 // before they could close them, so that one such run does not fail every
 // later one.
 func removeStale() {
-	dir, err := OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return
 	}
@@ -119,14 +121,14 @@ func removeStale() {
 			continue
 		}
 		scope := filepath.Join(dir, e.Name())
-		killCgroup(scope)
+		cgroups.Kill(scope)
 		leaves, _ := os.ReadDir(scope)
 		for _, l := range leaves {
 			if l.IsDir() {
-				removeCgroup(filepath.Join(scope, l.Name()))
+				cgroups.Remove(filepath.Join(scope, l.Name()))
 			}
 		}
-		if err := removeCgroup(scope); err != nil {
+		if err := cgroups.Remove(scope); err != nil {
 			fmt.Fprintf(os.Stderr, "removing a stale scope: %v\n", err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"syscall"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -41,7 +42,7 @@ func (s *Scope) startInLeaf(cmd *exec.Cmd, kind string, set func(l *leaf)) (*Pro
 	err = cmd.Start()
 	l.closeFD()
 	if err != nil {
-		removeCgroup(l.dir)
+		cgroups.Remove(l.dir)
 		return nil, err
 	}
 	p := newProcess(cmd)
@@ -54,7 +55,7 @@ func (s *Scope) startInLeaf(cmd *exec.Cmd, kind string, set func(l *leaf)) (*Pro
 
 func (ps *processSys) kill(p *Process) {
 	if ps.leaf != "" {
-		killCgroup(ps.leaf)
+		cgroups.Kill(ps.leaf)
 		return
 	}
 	if ps.group {
@@ -65,7 +66,7 @@ func (ps *processSys) kill(p *Process) {
 // stop runs once the main process is reaped.
 func (ps *processSys) stop(p *Process) error {
 	if ps.leaf != "" {
-		return removeCgroup(ps.leaf)
+		return cgroups.Remove(ps.leaf)
 	}
 	if ps.group {
 		unix.Kill(-p.Pid(), unix.SIGKILL) // what it left in its group

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -74,7 +75,7 @@ func protection(shim string) protectMode {
 // probe starts the shim in -probe mode with m's namespaces and returns
 // why it could not set itself up, or nil.
 func probe(shim string, m protectMode) error {
-	dir, err := OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,16 +40,16 @@ func probePrefix() string { return "planc-probe-" + strconv.Itoa(os.Getpid()) + 
 // be created there and its cgroup.procs written. Its error's text is the
 // <why> of E-RUN-012.
 func Probe() error {
-	dir, err := OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return err
 	}
-	if err := checkDelegated(dir); err != nil {
+	if err := cgroups.CheckDelegated(dir); err != nil {
 		return err
 	}
 	// The name is unique per call, so probes running at once (serve's
 	// connections, parallel tests) never collide on one directory.
-	child, err := makeChild(dir, probePrefix()+strconv.FormatInt(probeSeq.Add(1), 10))
+	child, err := cgroups.MakeChild(dir, probePrefix()+strconv.FormatInt(probeSeq.Add(1), 10))
 	if err != nil {
 		return err
 	}
@@ -73,11 +74,11 @@ func OpenScope(name string) (*Scope, error) {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
 		return nil, fmt.Errorf("bad scope name %q", name)
 	}
-	dir, err := OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkDelegated(dir); err != nil {
+	if err := cgroups.CheckDelegated(dir); err != nil {
 		return nil, err
 	}
 	// Whether the kernel lets this process protect steps is learnt once,
@@ -89,17 +90,17 @@ func OpenScope(name string) (*Scope, error) {
 	// no descriptor this process inherited without close-on-exec may
 	// reach them.
 	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
-	sweep(dir)
-	child, err := makeChild(dir, name)
+	cgroups.Sweep(dir, adopt)
+	child, err := cgroups.MakeChild(dir, name)
 	if err != nil {
 		return nil, err
 	}
 	// Without the record a sweep leaves the scope alone, which is safe:
 	// the guardian still ends it.
-	recordOwner(child)
+	cgroups.RecordOwner(child)
 	g, err := startGuard(child, false)
 	if err != nil {
-		removeCgroup(child)
+		cgroups.Remove(child)
 		return nil, fmt.Errorf("starting the guardian of %s: %w", child, err)
 	}
 	return &Scope{sys: scopeSys{dir: child, guard: g}}, nil
@@ -131,7 +132,7 @@ func (s *Scope) Kill() error {
 	s.mu.Lock()
 	s.killed = true
 	s.mu.Unlock()
-	return killCgroup(s.sys.dir)
+	return cgroups.Kill(s.sys.dir)
 }
 
 // Close kills whatever is left in the scope, waits for the Runs in flight
@@ -148,7 +149,7 @@ func (s *Scope) Close() (err error) {
 	s.closed = true
 	s.mu.Unlock()
 	defer func() { s.sys.guard.end(err == nil) }()
-	if err := killCgroup(s.sys.dir); err != nil {
+	if err := cgroups.Kill(s.sys.dir); err != nil {
 		return fmt.Errorf("killing %s: %w", s.sys.dir, err)
 	}
 	s.runs.Wait()
@@ -159,7 +160,7 @@ func (s *Scope) Close() (err error) {
 		}
 	}
 	s.sys.spawnMu.Unlock()
-	if err := waitEmpty(s.sys.dir); err != nil {
+	if err := cgroups.WaitEmpty(s.sys.dir); err != nil {
 		return err
 	}
 	ents, err := os.ReadDir(s.sys.dir)
@@ -169,10 +170,10 @@ func (s *Scope) Close() (err error) {
 	var errs []error
 	for _, e := range ents {
 		if e.IsDir() {
-			errs = append(errs, removeCgroup(filepath.Join(s.sys.dir, e.Name())))
+			errs = append(errs, cgroups.Remove(filepath.Join(s.sys.dir, e.Name())))
 		}
 	}
-	errs = append(errs, removeCgroup(s.sys.dir))
+	errs = append(errs, cgroups.Remove(s.sys.dir))
 	return errors.Join(errs...)
 }
 
@@ -300,16 +301,16 @@ func (l *leaf) closeFD() {
 
 func (l *leaf) wait() (syscall.WaitStatus, error) { return l.waitFn() }
 
-func (l *leaf) signal(sig syscall.Signal) { signalCgroup(l.dir, sig) }
+func (l *leaf) signal(sig syscall.Signal) { cgroups.Signal(l.dir, sig) }
 
-func (l *leaf) kill() { killCgroup(l.dir) }
+func (l *leaf) kill() { cgroups.Kill(l.dir) }
 
 func (l *leaf) finish() (setup, err error) {
 	l.closeFD()
 	if l.spw != nil {
 		err = l.spw.removeLeaf(l.dir)
 	} else {
-		err = removeCgroup(l.dir)
+		err = cgroups.Remove(l.dir)
 	}
 	if l.report != nil {
 		l.reportW.Close()

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/planc/planc/host/sandbox/cgroups"
 )
 
 // ClearNested removes the cgroups that p's processes made beneath its leaf
@@ -28,30 +28,8 @@ func (p *Process) ClearNested() error {
 	var errs []error
 	for _, e := range ents {
 		if e.IsDir() {
-			errs = append(errs, clearTree(filepath.Join(p.sys.leaf, e.Name())))
+			errs = append(errs, cgroups.Clear(filepath.Join(p.sys.leaf, e.Name())))
 		}
-	}
-	return errors.Join(errs...)
-}
-
-// clearTree kills everything in the cgroup dir and its descendants and
-// removes them all, children first.
-func clearTree(dir string) error {
-	if err := killCgroup(dir); err != nil {
-		return err
-	}
-	if err := waitEmpty(dir); err != nil {
-		return err
-	}
-	ents, _ := os.ReadDir(dir)
-	var errs []error
-	for _, e := range ents {
-		if e.IsDir() {
-			errs = append(errs, clearTree(filepath.Join(dir, e.Name())))
-		}
-	}
-	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
-		errs = append(errs, &os.PathError{Op: "rmdir", Path: dir, Err: err})
 	}
 	return errors.Join(errs...)
 }

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -335,7 +336,7 @@ func (spw *spawner) reap() {
 func (spw *spawner) removeLeaf(dir string) error {
 	err := unix.Rmdir(dir)
 	if err == unix.EBUSY {
-		err = removeCgroup(dir)
+		err = cgroups.Remove(dir)
 		spw.reap()
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"golang.org/x/sys/unix"
 )
 
@@ -214,9 +215,9 @@ func cgroupMounts(mountinfo []byte) (v2, v1 []string) {
 		}
 		switch typ, _, _ := strings.Cut(post, " "); typ {
 		case "cgroup2":
-			v2 = append(v2, unescapeMount(f[4]))
+			v2 = append(v2, cgroups.UnescapeMount(f[4]))
 		case "cgroup":
-			v1 = append(v1, unescapeMount(f[4]))
+			v1 = append(v1, cgroups.UnescapeMount(f[4]))
 		}
 	}
 	return slices.Compact(v2), slices.Compact(v1)

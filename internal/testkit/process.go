@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/tracefile"
 )
@@ -28,7 +29,7 @@ func NeedScope(t testing.TB) {
 // other tests running at once do not count.
 func ScopesLeft(t testing.TB, session string) []string {
 	t.Helper()
-	dir, err := shell.OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return nil // no cgroup v2 here: no scope was made
 	}

@@ -1,4 +1,4 @@
-package shell
+package cgroups
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OwnCgroupDir returns the directory of this process's cgroup v2: where
-// OpenScope makes a scope (tests look there for scopes left behind).
-func OwnCgroupDir() (string, error) {
+// OwnDir returns the directory of this process's cgroup v2: where
+// the sandbox makes a plan's scope (tests look there for scopes left behind).
+func OwnDir() (string, error) {
 	cg, err := os.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return "", err
@@ -26,14 +26,14 @@ func OwnCgroupDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return cgroupDirFrom(cg, mi)
+	return dirFrom(cg, mi)
 }
 
-// cgroupDirFrom finds the cgroup v2 directory from the texts of
+// dirFrom finds the cgroup v2 directory from the texts of
 // /proc/self/cgroup (its `0::` line) and /proc/self/mountinfo (the
 // cgroup2 mounts: /sys/fs/cgroup on a unified host, often
 // /sys/fs/cgroup/unified on a hybrid one).
-func cgroupDirFrom(procCgroup, mountinfo []byte) (string, error) {
+func dirFrom(procCgroup, mountinfo []byte) (string, error) {
 	cg, found := "", false
 	for line := range strings.SplitSeq(string(procCgroup), "\n") {
 		if rest, ok := strings.CutPrefix(line, "0::"); ok {
@@ -55,7 +55,7 @@ func cgroupDirFrom(procCgroup, mountinfo []byte) (string, error) {
 			continue
 		}
 		mounted = true
-		root, point := unescapeMount(f[3]), unescapeMount(f[4])
+		root, point := UnescapeMount(f[3]), UnescapeMount(f[4])
 		if rel, ok := cutPathPrefix(cg, root); ok {
 			return filepath.Join(point, rel), nil
 		}
@@ -79,8 +79,8 @@ func cutPathPrefix(p, root string) (string, bool) {
 	return "/" + rest, ok
 }
 
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space, …).
-func unescapeMount(s string) string {
+// UnescapeMount undoes mountinfo's octal escapes (\040 for a space, …).
+func UnescapeMount(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
 	}
@@ -98,10 +98,10 @@ func unescapeMount(s string) string {
 	return b.String()
 }
 
-// checkDelegated reports why dir (this process's cgroup) cannot hold the
+// CheckDelegated reports why dir (this process's cgroup) cannot hold the
 // plan's scope: a process can be moved into a child only by a writer of
 // the cgroup.procs of the common ancestor, here dir itself.
-func checkDelegated(dir string) error {
+func CheckDelegated(dir string) error {
 	procs := filepath.Join(dir, "cgroup.procs")
 	if err := unix.Faccessat(unix.AT_FDCWD, procs, unix.W_OK, unix.AT_EACCESS); err != nil {
 		return fmt.Errorf("cannot write %s: %w", procs, err)
@@ -112,12 +112,15 @@ func checkDelegated(dir string) error {
 	return nil
 }
 
-// makeChild creates the cgroup dir/name and checks that it can take
+// MakeChild creates the cgroup dir/name and checks that it can take
 // processes and be killed as a whole.
-func makeChild(dir, name string) (string, error) {
+func MakeChild(dir, name string) (string, error) {
 	child := filepath.Join(dir, name)
 	if err := os.Mkdir(child, 0o755); err != nil {
-		return "", fmt.Errorf("cannot create a cgroup in %s: %w", dir, unwrapPath(err))
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err // the message names the directory
+		}
+		return "", fmt.Errorf("cannot create a cgroup in %s: %w", dir, err)
 	}
 	fail := func(err error) (string, error) {
 		os.Remove(child)
@@ -133,8 +136,8 @@ func makeChild(dir, name string) (string, error) {
 	return child, nil
 }
 
-// killCgroup sends SIGKILL to every process in dir and its descendants.
-func killCgroup(dir string) error {
+// Kill sends SIGKILL to every process in dir and its descendants.
+func Kill(dir string) error {
 	err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -142,10 +145,10 @@ func killCgroup(dir string) error {
 	return err
 }
 
-// signalCgroup sends sig to every process in dir (a leaf). A process
+// Signal sends sig to every process in dir (a leaf). A process
 // forked while the list is read may miss it; SIGKILL, through
 // cgroup.kill, misses none.
-func signalCgroup(dir string, sig syscall.Signal) {
+func Signal(dir string, sig syscall.Signal) {
 	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return
@@ -157,13 +160,13 @@ func signalCgroup(dir string, sig syscall.Signal) {
 	}
 }
 
-// emptyWait is how long waitEmpty waits for a cgroup to empty before it
+// emptyWait is how long WaitEmpty waits for a cgroup to empty before it
 // gives up (a process stuck in the kernel).
 const emptyWait = 10 * time.Second
 
-// waitEmpty waits until no process is left in dir or beneath it, woken by
+// WaitEmpty waits until no process is left in dir or beneath it, woken by
 // the kernel's notification on cgroup.events.
-func waitEmpty(dir string) error {
+func WaitEmpty(dir string) error {
 	f, err := os.Open(filepath.Join(dir, "cgroup.events"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -197,23 +200,23 @@ func waitEmpty(dir string) error {
 	}
 }
 
-// removeCgroup removes dir, after killing whatever runs in it or beneath
+// Remove removes dir, after killing whatever runs in it or beneath
 // it, waiting for it to be gone, and removing the cgroups beneath it. A
 // dir already gone is no error.
-func removeCgroup(dir string) error {
+func Remove(dir string) error {
 	err := unix.Rmdir(dir) // most often the step left nothing behind
 	if err == unix.EBUSY {
-		if err := killCgroup(dir); err != nil {
+		if err := Kill(dir); err != nil {
 			return fmt.Errorf("killing %s: %w", dir, err)
 		}
-		if err := waitEmpty(dir); err != nil {
+		if err := WaitEmpty(dir); err != nil {
 			return err
 		}
 		// Cgroups made beneath it (a nested planc run's scope) go first.
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if e.IsDir() {
-				if err := removeCgroup(filepath.Join(dir, e.Name())); err != nil {
+				if err := Remove(filepath.Join(dir, e.Name())); err != nil {
 					return err
 				}
 			}
@@ -227,4 +230,26 @@ func removeCgroup(dir string) error {
 		return fmt.Errorf("removing %s: %w", dir, err)
 	}
 	return nil
+}
+
+// Clear kills everything in the cgroup dir and its descendants and
+// removes them all, children first.
+func Clear(dir string) error {
+	if err := Kill(dir); err != nil {
+		return err
+	}
+	if err := WaitEmpty(dir); err != nil {
+		return err
+	}
+	ents, _ := os.ReadDir(dir)
+	var errs []error
+	for _, e := range ents {
+		if e.IsDir() {
+			errs = append(errs, Clear(filepath.Join(dir, e.Name())))
+		}
+	}
+	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
+		errs = append(errs, &os.PathError{Op: "rmdir", Path: dir, Err: err})
+	}
+	return errors.Join(errs...)
 }

@@ -1,4 +1,4 @@
-package shell
+package cgroups
 
 import (
 	"fmt"
@@ -14,9 +14,9 @@ func RemoveScope(name string) error {
 	if name == "" || name == "." || name == ".." || filepath.Base(name) != name {
 		return fmt.Errorf("bad scope name %q", name)
 	}
-	dir, err := OwnCgroupDir()
+	dir, err := OwnDir()
 	if err != nil {
 		return nil // no cgroup v2: no scope was made
 	}
-	return removeCgroup(filepath.Join(dir, name))
+	return Remove(filepath.Join(dir, name))
 }

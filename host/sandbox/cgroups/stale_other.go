@@ -1,6 +1,6 @@
 //go:build !linux
 
-package shell
+package cgroups
 
 import (
 	"errors"
@@ -11,8 +11,8 @@ import (
 // of a planc that died are not found again.
 func RemoveScope(name string) error { return nil }
 
-// OwnCgroupDir fails where there is no cgroup v2: OpenScope makes no
+// OwnDir fails where there is no cgroup v2: OpenScope makes no
 // cgroup here, so there is nowhere to look for scopes left behind.
-func OwnCgroupDir() (string, error) {
+func OwnDir() (string, error) {
 	return "", errors.New("no cgroup v2 on " + runtime.GOOS)
 }
