@@ -5,6 +5,7 @@ import (
 	"os/exec"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 )
 
 // Contain makes cmd, which must not have been started, run as a protected
@@ -33,7 +34,7 @@ func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 	if len(protect) == 0 {
 		return c, nil
 	}
-	if err := (shimConfig{ro: protect, cgroup: "/", file: cmd.Path}).check(); err != nil {
+	if err := (shim.Config{RO: protect, Cgroup: "/", File: cmd.Path}).Check(); err != nil {
 		return nil, err
 	}
 	m := protection("")
@@ -50,7 +51,7 @@ func Contain(cmd *exec.Cmd, protect []string) (*Contained, error) {
 	if c.report, c.reportW, err = os.Pipe(); err != nil {
 		return nil, err
 	}
-	if err := (shimConfig{lock: m.lock, ro: protect, cgroup: dir, report: true}).wrap(cmd, ""); err != nil {
+	if err := (shim.Config{Lock: m.lock, RO: protect, Cgroup: dir, Report: true}).Wrap(cmd, ""); err != nil {
 		c.report.Close()
 		c.reportW.Close()
 		return nil, err

@@ -54,6 +54,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
 
@@ -81,7 +82,7 @@ func startGuard(dir string, ended bool) (*guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	args, err := shimConfig{mode: modeGuard, cgroup: dir}.args("")
+	args, err := shim.Config{Mode: shim.ModeGuard, Cgroup: dir}.Args("")
 	if err != nil {
 		r.Close()
 		w.Close()
@@ -133,19 +134,24 @@ func (g *guard) end(scopeGone bool) {
 	go g.cmd.Wait()
 }
 
+// ShimMain is `planc __shim`, with the arguments after __shim: the
+// shim's child side (shim.Main), which serves the guardian's mode with
+// serveGuard.
+func ShimMain(args []string) int { return shim.Main(args, serveGuard) }
+
 // serveGuard is the guardian's side (`planc __shim -cgroup SCOPE
 // -guard`): it waits for its lifeline (fd 3) to end, then ends the scope.
-func serveGuard(c shimConfig) int {
+func serveGuard(scope string) int {
 	signal.Ignore(unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGTERM, unix.SIGPIPE)
 	buf := make([]byte, 512)
 	for {
-		n, err := unix.Read(fdReport, buf)
+		n, err := unix.Read(shim.FDReport, buf)
 		if err == unix.EINTR || (err == nil && n > 0) {
 			continue
 		}
 		break
 	}
-	if err := endScope(c.cgroup); err != nil {
+	if err := endScope(scope); err != nil {
 		return 1
 	}
 	return 0

@@ -18,16 +18,12 @@ import (
 var testPrefix = "planc-test-" + strconv.Itoa(os.Getpid()) + "-"
 
 // TestMain runs the shim when the runner re-executes the test binary as
-// `/proc/self/exe __shim …` (the tests' planc), the filter check when
-// TestFilterOnKernel does (`__filtercheck DIR`), the scope's owner and
+// `/proc/self/exe __shim …` (the tests' planc), the scope's owner and
 // stand-in sub-capsule of guard_linux_test.go, and otherwise runs the
 // tests and fails when any scope they opened is still in the cgroup tree.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == ShimCommand {
 		os.Exit(ShimMain(os.Args[2:]))
-	}
-	if len(os.Args) == 3 && os.Args[1] == "__filtercheck" {
-		os.Exit(filterCheck(os.Args[2]))
 	}
 	if len(os.Args) == 6 && os.Args[1] == ownerCommand {
 		os.Exit(ownerMain(os.Args[2:]))

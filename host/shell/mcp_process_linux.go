@@ -5,6 +5,7 @@ import (
 	"syscall"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,18 +87,18 @@ func (s *Scope) StartServer(cmd *exec.Cmd, kind string) (*Process, error) {
 	protect := cleanProtect(inherited())
 	// The same checks as a step's shim (Run): a protected path that is
 	// not absolute is refused, before anything starts.
-	if err := (shimConfig{ro: protect, cgroup: s.sys.dir, file: cmd.Path}).check(); err != nil {
+	if err := (shim.Config{RO: protect, Cgroup: s.sys.dir, File: cmd.Path}).Check(); err != nil {
 		return nil, err
 	}
 	m := s.mode()
 	if len(protect) == 0 || m.lock == "" {
 		return s.StartProcess(cmd, kind)
 	}
-	sc := shimConfig{lock: m.lock, ro: protect}
+	sc := shim.Config{Lock: m.lock, RO: protect}
 	var werr error
 	p, err := s.startInLeaf(cmd, kind, func(l *leaf) {
-		sc.cgroup = l.dir
-		werr = sc.wrap(cmd, s.Shim)
+		sc.Cgroup = l.dir
+		werr = sc.Wrap(cmd, s.Shim)
 		cmd.SysProcAttr = m.attr(l.fd)
 	})
 	if werr != nil {

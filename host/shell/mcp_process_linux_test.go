@@ -130,3 +130,22 @@ func TestStartProcessNotFound(t *testing.T) {
 		t.Errorf("StartProcess of a missing file succeeded")
 	}
 }
+
+// TestStartServerNotAbsolute: StartServer checks the protected paths as a
+// step's shim does (it once skipped the check that Run and Contain make):
+// a path handed down in PLANC_PROTECTED that is not absolute refuses the
+// server before anything starts, as it refuses a step.
+func TestStartServerNotAbsolute(t *testing.T) {
+	s := openTestScope(t)
+	t.Setenv(EnvProtected, `["relative/dir"]`)
+	cmd := exec.Command("true")
+	if _, err := s.StartServer(cmd, "mcp"); err == nil || !strings.Contains(err.Error(), `protected path "relative/dir" is not absolute`) {
+		t.Errorf("StartServer: %v; want the path refused", err)
+	}
+	if cmd.Process != nil {
+		t.Error("the server was started")
+	}
+	if _, err := Contain(exec.Command("true"), nil); err == nil || !strings.Contains(err.Error(), "not absolute") {
+		t.Errorf("Contain: %v; want the same refusal", err)
+	}
+}

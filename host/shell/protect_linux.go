@@ -9,14 +9,14 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
 
 // EnvLock names the environment variable that chooses the lock by hand:
-// "caps" makes planc use the caps lock (lockCaps: everything but
+// "caps" makes planc use the caps lock (shim.LockCaps: everything but
 // Landlock) even where the kernel has Landlock, as a kernel without it
 // would; "landlock" or unset lets planc choose. It is for tests of the
 // path older kernels take, and for a kernel whose Landlock misbehaves.
@@ -24,7 +24,7 @@ const EnvLock = "PLANC_PROTECT_LOCK"
 
 // protectMode is how this process protects steps.
 type protectMode struct {
-	lock   string // lockLandlock or lockCaps; "" when protection is off
+	lock   string // shim.LockLandlock or shim.LockCaps; "" when protection is off
 	userns bool   // planc is not root: the shim gets a user namespace
 	off    string // why protection is off, "" when it is on
 }
@@ -52,15 +52,15 @@ var (
 
 // protection decides, once per process, how steps are protected: it
 // chooses the lock and the namespaces, and starts the shim once with
-// -probe (shim as the executable) to learn whether this kernel and this
+// -probe (exe as the executable) to learn whether this kernel and this
 // user allow them; when they do not, protection is off and off says why.
-func protection(shim string) protectMode {
+func protection(exe string) protectMode {
 	protectOnce.Do(func() {
-		m := protectMode{lock: lockCaps, userns: !hasCapSysAdmin()}
-		if LandlockABI() >= 1 && os.Getenv(EnvLock) != lockCaps {
-			m.lock = lockLandlock
+		m := protectMode{lock: shim.LockCaps, userns: !hasCapSysAdmin()}
+		if LandlockABI() >= 1 && os.Getenv(EnvLock) != shim.LockCaps {
+			m.lock = shim.LockLandlock
 		}
-		if err := probe(shim, m); err != nil {
+		if err := probe(exe, m); err != nil {
 			who := "a private mount namespace for the steps"
 			if m.userns {
 				who = fmt.Sprintf("planc runs as uid %d without CAP_SYS_ADMIN, and an unprivileged user namespace with a private mount namespace", os.Getuid())
@@ -74,12 +74,12 @@ func protection(shim string) protectMode {
 
 // probe starts the shim in -probe mode with m's namespaces and returns
 // why it could not set itself up, or nil.
-func probe(shim string, m protectMode) error {
+func probe(exe string, m protectMode) error {
 	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return err
 	}
-	args, err := shimConfig{mode: modeProbe, lock: m.lock, ro: []string{os.TempDir()}, cgroup: dir, report: true}.args(shim)
+	args, err := shim.Config{Mode: shim.ModeProbe, Lock: m.lock, RO: []string{os.TempDir()}, Cgroup: dir, Report: true}.Args(exe)
 	if err != nil {
 		return err
 	}
@@ -108,14 +108,6 @@ func probe(shim string, m protectMode) error {
 		return werr
 	}
 	return nil
-}
-
-// shimPath is the shim executable: shim, or planc itself.
-func shimPath(shim string) string {
-	if shim == "" {
-		return "/proc/self/exe"
-	}
-	return shim
 }
 
 // attr returns how planc starts a shim (shim_linux.go): in a session of
@@ -152,31 +144,4 @@ func hasCapSysAdmin() bool {
 	}
 	const c = unix.CAP_SYS_ADMIN
 	return data[c/32].Effective&(1<<(c%32)) != 0
-}
-
-// landlockLock puts the calling thread in a Landlock domain that denies no
-// file access (it handles only LANDLOCK_ACCESS_FS_MAKE_BLOCK and grants it
-// on /) but, being a domain that handles file system access, forbids every
-// change to the mount topology and ptrace access to processes outside it.
-func landlockLock() error {
-	const right = unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK
-	attr := struct{ handledFS uint64 }{right} // struct landlock_ruleset_attr as of ABI 1
-	rs, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
-	if errno != 0 {
-		return fmt.Errorf("landlock_create_ruleset: %w", errno)
-	}
-	defer unix.Close(int(rs))
-	root, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("opening /: %w", err)
-	}
-	defer unix.Close(root)
-	rule := unix.LandlockPathBeneathAttr{Allowed_access: right, Parent_fd: int32(root)}
-	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, rs, unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_add_rule: %w", errno)
-	}
-	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, rs, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	return nil
 }

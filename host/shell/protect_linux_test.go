@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
 
@@ -72,9 +73,9 @@ func TestProtect(t *testing.T) {
 // locks returns the locks this kernel offers.
 func locks() []string {
 	if LandlockABI() >= 1 {
-		return []string{lockLandlock, lockCaps}
+		return []string{shim.LockLandlock, shim.LockCaps}
 	}
-	return []string{lockCaps}
+	return []string{shim.LockCaps}
 }
 
 func testProtect(t *testing.T, s *Scope) {

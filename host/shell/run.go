@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/host/protect/envpolicy"
+	"github.com/planc/planc/host/sandbox/shim"
 )
 
 // DefaultGrace is how long a step has between SIGTERM at its bound and
@@ -23,7 +24,7 @@ const DefaultGrace = 5 * time.Second
 
 // ShimCommand is the hidden planc subcommand that runs ShimMain: the
 // runner starts `Scope.Shim ShimCommand …`.
-const ShimCommand = "__shim"
+const ShimCommand = shim.Command
 
 // CapsuleCommand is the hidden planc subcommand a sub-capsule runs as
 // (host/capsule's Command): once planc is gone, a scope's guardian waits

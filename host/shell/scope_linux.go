@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
 
@@ -185,7 +186,7 @@ func (s *Scope) Close() (err error) {
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 	protect := cleanProtect(append(inherited(), sp.Protect...))
 	// The shim's own checks, before anything starts.
-	if err := (shimConfig{ro: protect, cgroup: s.sys.dir, file: path}).check(); err != nil {
+	if err := (shim.Config{RO: protect, Cgroup: s.sys.dir, File: path}).Check(); err != nil {
 		return nil, err
 	}
 	if len(protect) > 0 && s.mode().lock == "" {
@@ -204,7 +205,7 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 		return nil, err
 	}
 	if spw != nil {
-		wait, err := spw.spawn(spawnRequest{File: path, Argv: sp.Argv, Dir: sp.Dir, Env: sp.Env}, out, l.fd)
+		wait, err := spw.spawn(shim.Request{File: path, Argv: sp.Argv, Dir: sp.Dir, Env: sp.Env}, out, l.fd)
 		if err == nil {
 			l.closeFD()
 			l.waitFn, l.spw = wait, spw
@@ -272,7 +273,7 @@ func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
 		return err
 	}
 	l.report, l.reportW = r, w
-	if err := (shimConfig{lock: s.mode().lock, ro: protect, cgroup: l.dir, report: true}).wrap(cmd, s.Shim); err != nil {
+	if err := (shim.Config{Lock: s.mode().lock, RO: protect, Cgroup: l.dir, Report: true}).Wrap(cmd, s.Shim); err != nil {
 		r.Close()
 		w.Close()
 		l.report, l.reportW = nil, nil

@@ -32,12 +32,9 @@ import (
 	"syscall"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
 	"golang.org/x/sys/unix"
 )
-
-// maxMessage bounds one message on the spawner's socket; a request that
-// does not fit runs through a shim of its own.
-const maxMessage = 4 << 20
 
 // errTooBig is a request too big for the spawner's socket.
 var errTooBig = errors.New("request too big for the spawner")
@@ -50,7 +47,7 @@ type spawner struct {
 
 	mu      sync.Mutex
 	next    uint64
-	waits   map[uint64]chan spawnReply // by request id
+	waits   map[uint64]chan shim.Reply // by request id
 	pending int                        // handed out by spawnerFor, not yet spawned (reserve)
 	err     error                      // why the spawner is gone, once it is
 	done    chan struct{}              // closed when the reader has ended
@@ -139,7 +136,7 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 		l.finish()
 		return nil, err
 	}
-	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, maxMessage)
+	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, shim.MaxMessage)
 	theirs := os.NewFile(uintptr(fds[1]), "spawner")
 	// It starts in the scope, where its cgroup namespace is rooted, and
 	// moves into its leaf.
@@ -151,7 +148,7 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
 	}
 	m := s.mode()
-	args, err := shimConfig{mode: modeSpawn, lock: m.lock, ro: protect, cgroup: s.sys.dir, move: l.dir, report: true}.args(s.Shim)
+	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Move: l.dir, Report: true}.Args(s.Shim)
 	if err != nil {
 		theirs.Close()
 		unix.Close(fds[0])
@@ -164,16 +161,16 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 	theirs.Close()
 	unix.Close(scopeFD)
 	l.closeFD()
-	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan spawnReply{}, done: make(chan struct{})}
+	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan shim.Reply{}, done: make(chan struct{})}
 	if err != nil {
 		unix.Close(fds[0])
 		l.finish()
 		return nil, fmt.Errorf("starting the spawner: %w", err)
 	}
-	var ready spawnReply
+	var ready shim.Reply
 	buf := make([]byte, 64<<10)
-	err = spw.read(buf, func(rep spawnReply) { ready = rep })
-	if err == nil && ready.Kind == replyFailed {
+	err = spw.read(buf, func(rep shim.Reply) { ready = rep })
+	if err == nil && ready.Kind == shim.ReplyFailed {
 		err = errors.New(ready.Err)
 	}
 	if err != nil {
@@ -186,7 +183,7 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 }
 
 // read reads one message of replies and calls each with every one.
-func (spw *spawner) read(buf []byte, each func(spawnReply)) error {
+func (spw *spawner) read(buf []byte, each func(shim.Reply)) error {
 	for {
 		n, err := unix.Read(spw.fd, buf)
 		if err == unix.EINTR {
@@ -198,7 +195,7 @@ func (spw *spawner) read(buf []byte, each func(spawnReply)) error {
 		if n == 0 {
 			return errors.New("the spawner of protected steps ended")
 		}
-		return decodeReplies(buf[:n], each)
+		return shim.DecodeReplies(buf[:n], each)
 	}
 }
 
@@ -206,7 +203,7 @@ func (spw *spawner) read(buf []byte, each func(spawnReply)) error {
 // spawner is gone; then every waiting step learns why.
 func (spw *spawner) readReplies(buf []byte) {
 	var err error
-	hand := func(rep spawnReply) {
+	hand := func(rep shim.Reply) {
 		spw.mu.Lock()
 		ch := spw.waits[rep.ID]
 		delete(spw.waits, rep.ID)
@@ -247,13 +244,13 @@ func (spw *spawner) gone() error {
 // with out as its standard output and error, and returns how to wait for
 // its main process: the wait returns a *startError when the step did not
 // start. It returns errTooBig when req does not fit in one message.
-func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
-	req.Op = opSpawn
+func (spw *spawner) spawn(req shim.Request, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
+	req.Op = shim.OpSpawn
 	req.Env = dedupEnv(req.Env)
-	if requestSize(req) > maxMessage-(64<<10) {
+	if shim.RequestSize(req) > shim.MaxMessage-(64<<10) {
 		return nil, errTooBig
 	}
-	ch := make(chan spawnReply, 1)
+	ch := make(chan shim.Reply, 1)
 	spw.mu.Lock()
 	if spw.err != nil {
 		spw.mu.Unlock()
@@ -275,7 +272,7 @@ func (spw *spawner) spawn(req spawnRequest, out *os.File, cgroupFD int) (func() 
 		switch {
 		case !ok:
 			return 0, spw.gone()
-		case rep.Kind == replyFailed:
+		case rep.Kind == shim.ReplyFailed:
 			return 0, &startError{errors.New(rep.Err)}
 		}
 		return syscall.WaitStatus(rep.Status), nil
@@ -306,9 +303,9 @@ func dedupEnv(env []string) []string {
 var sendBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // send sends req with the descriptors in oob.
-func (spw *spawner) send(req spawnRequest, oob []byte) error {
+func (spw *spawner) send(req shim.Request, oob []byte) error {
 	bp := sendBufs.Get().(*[]byte)
-	data := appendRequest((*bp)[:0], req)
+	data := shim.AppendRequest((*bp)[:0], req)
 	// A SOCK_SEQPACKET message goes whole: senders need no lock.
 	err := unix.Sendmsg(spw.fd, data, oob, nil, 0)
 	if cap(data) <= 64<<10 {
@@ -327,7 +324,7 @@ func (spw *spawner) send(req spawnRequest, oob []byte) error {
 // reap has the spawner reap the processes that ended in its namespace
 // (the orphans of a step, which no pidfd of its tells it about).
 func (spw *spawner) reap() {
-	spw.send(spawnRequest{ID: ^uint64(0), Op: opReap}, nil)
+	spw.send(shim.Request{ID: ^uint64(0), Op: shim.OpReap}, nil)
 }
 
 // removeLeaf removes the leaf dir of a step the spawner started; when

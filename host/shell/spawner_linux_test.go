@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/planc/planc/host/sandbox/shim"
+	"golang.org/x/sys/unix"
 )
 
 // A protected step, started by the spawner, lives like any other: in its
@@ -149,4 +152,83 @@ func errString(err error) string {
 		return "<nil>"
 	}
 	return err.Error()
+}
+
+// The spawner answers a malformed request, or one with the wrong
+// descriptors, with an error to the request's id, and goes on serving.
+func TestSpawnerMalformed(t *testing.T) {
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	spw, err := s.spawnerFor(cleanProtect(append(inherited(), protect...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := pipeFDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(r)
+	defer unix.Close(w)
+	spawnReq := shim.Request{Op: shim.OpSpawn, File: "/bin/true", Argv: []string{"true"}}
+	for i, c := range []struct {
+		msg  func(id uint64) []byte
+		oob  []byte
+		want string
+	}{
+		{func(id uint64) []byte { return shim.AppendRequest(nil, shim.Request{ID: id, Op: 77}) }, nil, "unknown operation 77"},
+		{func(id uint64) []byte { b := shim.AppendRequest(nil, withID(spawnReq, id)); return b[:len(b)-2] }, unix.UnixRights(r, w), "ends early"},
+		{func(id uint64) []byte { return shim.AppendRequest(nil, withID(spawnReq, id)) }, unix.UnixRights(r), "1 descriptors"},
+		{func(id uint64) []byte { return shim.AppendRequest(nil, withID(spawnReq, id)) }, nil, "0 descriptors"},
+		{func(id uint64) []byte { return shim.AppendRequest(nil, shim.Request{ID: id, Op: shim.OpReap}) }, unix.UnixRights(r), "1 descriptors"},
+	} {
+		ch := make(chan shim.Reply, 1)
+		spw.mu.Lock()
+		spw.next++
+		id := spw.next
+		spw.waits[id] = ch
+		spw.mu.Unlock()
+		if err := unix.Sendmsg(spw.fd, c.msg(id), c.oob, nil, 0); err != nil {
+			t.Fatal(err)
+		}
+		rep, ok := <-ch
+		if !ok || rep.Kind != shim.ReplyFailed || !strings.Contains(rep.Err, "malformed request to the spawner") || !strings.Contains(rep.Err, c.want) {
+			t.Errorf("case %d: reply %+v (open %v); want an error saying %q", i, rep, ok, c.want)
+		}
+	}
+	res := s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", "echo still"}, Protect: protect})
+	if res.Err != nil || string(res.Output) != "still\n" {
+		t.Fatalf("after malformed requests: %q, %v", res.Output, res.Err)
+	}
+}
+
+// A request too big for one message goes to a shim of its own (which
+// exec refuses, past its limit); the spawner is untouched and serves on.
+func TestSpawnTooBig(t *testing.T) {
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	argv := []string{"true"}
+	for len(argv) < 40 { // 40 × 110 KB: past shim.MaxMessage
+		argv = append(argv, strings.Repeat("x", 110<<10))
+	}
+	if n := shim.RequestSize(shim.Request{File: "/bin/true", Argv: argv}); n <= shim.MaxMessage {
+		t.Fatalf("request of %d bytes fits", n)
+	}
+	r := s.Run(context.Background(), Spec{Argv: argv, Protect: protect})
+	if r.Err == nil || !strings.Contains(r.Err.Error(), "fork/exec "+shim.Path(s.Shim)+": argument list too long") {
+		t.Fatalf("got %v; want the exec of a shim of its own to refuse it", r.Err)
+	}
+	if r := s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", "echo ok"}, Protect: protect}); r.Err != nil || string(r.Output) != "ok\n" {
+		t.Fatalf("after: %q, %v", r.Output, r.Err)
+	}
+}
+
+func withID(req shim.Request, id uint64) shim.Request {
+	req.ID = id
+	return req
+}
+
+func pipeFDs() (int, int, error) {
+	var p [2]int
+	err := unix.Pipe2(p[:], unix.O_CLOEXEC)
+	return p[0], p[1], err
 }

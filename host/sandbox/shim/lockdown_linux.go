@@ -1,13 +1,14 @@
-package shell
+package shim
 
 import (
 	"fmt"
+	"unsafe"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
-// rootKeeps are the capabilities a root step keeps: root's file access
+// RootKeeps are the capabilities a root step keeps: root's file access
 // (whose writes the read-only binds stop with EROFS whatever the
 // capabilities), changing its own user and group, signalling the plan's
 // processes, low ports and raw sockets. Everything else is dropped from
@@ -15,7 +16,7 @@ import (
 // CAP_DAC_READ_SEARCH (open_by_handle_at), CAP_SYS_MODULE, CAP_SYS_RAWIO,
 // CAP_BPF, CAP_MKNOD, CAP_SETPCAP, CAP_SETFCAP, CAP_LINUX_IMMUTABLE,
 // CAP_SYS_CHROOT, … A step that is not root keeps none.
-var rootKeeps = []uintptr{
+var RootKeeps = []uintptr{
 	unix.CAP_CHOWN, unix.CAP_DAC_OVERRIDE, unix.CAP_FOWNER, unix.CAP_FSETID,
 	unix.CAP_KILL, unix.CAP_SETGID, unix.CAP_SETUID,
 	unix.CAP_NET_BIND_SERVICE, unix.CAP_NET_RAW,
@@ -26,7 +27,7 @@ var rootKeeps = []uintptr{
 // the process not dumpable (no step can ptrace it or open its
 // /proc/PID/fd), sets no_new_privs, drops every capability but keep from
 // the bounding, inheritable and ambient sets and from the permitted and
-// effective ones, enters a Landlock domain under lockLandlock, and
+// effective ones, enters a Landlock domain under LockLandlock, and
 // installs the seccomp filter prog. A step gets the dumpable flag back
 // when it execs; the rest it keeps.
 func lockDown(lock string, keep []uintptr, prog []bpf.RawInstruction) error {
@@ -39,7 +40,7 @@ func lockDown(lock string, keep []uintptr, prog []bpf.RawInstruction) error {
 	if err := dropCaps(keep); err != nil {
 		return err
 	}
-	if lock == lockLandlock {
+	if lock == LockLandlock {
 		if err := landlockLock(); err != nil {
 			return err
 		}
@@ -91,6 +92,33 @@ func dropCaps(keep []uintptr) error {
 	}
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
 		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}
+
+// landlockLock puts the calling thread in a Landlock domain that denies no
+// file access (it handles only LANDLOCK_ACCESS_FS_MAKE_BLOCK and grants it
+// on /) but, being a domain that handles file system access, forbids every
+// change to the mount topology and ptrace access to processes outside it.
+func landlockLock() error {
+	const right = unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK
+	attr := struct{ handledFS uint64 }{right} // struct landlock_ruleset_attr as of ABI 1
+	rs, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	defer unix.Close(int(rs))
+	root, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening /: %w", err)
+	}
+	defer unix.Close(root)
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: right, Parent_fd: int32(root)}
+	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, rs, unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_add_rule: %w", errno)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, rs, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_restrict_self: %w", errno)
 	}
 	return nil
 }

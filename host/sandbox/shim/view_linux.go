@@ -1,4 +1,4 @@
-package shell
+package shim
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 
 // setUpView does steps 1 to 4 of the shim (shim_linux.go) in the mount
 // namespace planc started it in: slave mounts, the read-only binds of the
-// protected paths, the cgroup view rooted at c.cgroup, /sys read-only, a
+// protected paths, the cgroup view rooted at c.Cgroup, /sys read-only, a
 // private /dev, and a /proc of the shim's PID namespace with the kernel's
 // knobs read-only and its sensitive files masked.
-func setUpView(c shimConfig) error {
+func setUpView(c Config) error {
 	mountinfo, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return err
@@ -32,19 +32,19 @@ func setUpView(c shimConfig) error {
 		}
 	}()
 	// The view's root is opened before anything is mounted over the path.
-	root, err := unix.Open(c.cgroup, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	root, err := unix.Open(c.Cgroup, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("opening the cgroup %s: %w", c.cgroup, err)
+		return fmt.Errorf("opening the cgroup %s: %w", c.Cgroup, err)
 	}
 	defer unix.Close(root)
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("making mounts slaves of the host's: %w", err)
 	}
 	wd, _ := os.Getwd()
-	if err := bindAncestors(c.ro); err != nil {
+	if err := bindAncestors(c.RO); err != nil {
 		return err
 	}
-	for _, p := range c.ro {
+	for _, p := range c.RO {
 		if err := bindReadOnly(p); err != nil {
 			return err
 		}
@@ -56,7 +56,7 @@ func setUpView(c shimConfig) error {
 	for _, m := range v2 {
 		// The source is the descriptor's magic link, which a bind follows.
 		if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", root), m, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("binding the cgroup %s over %s: %w", c.cgroup, m, err)
+			return fmt.Errorf("binding the cgroup %s over %s: %w", c.Cgroup, m, err)
 		}
 	}
 	const nothing = unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOEXEC

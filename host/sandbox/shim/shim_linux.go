@@ -1,4 +1,4 @@
-package shell
+package shim
 
 // The shim: how a step is kept from writing its protected paths, and from
 // undoing that.
@@ -57,13 +57,13 @@ package shell
 //     where the clone made it;
 //  6. locks down (lockdown_linux.go): not dumpable, no_new_privs, every
 //     capability dropped from every set but, for root, the file-access
-//     ones (rootKeeps); under the landlock lock (lockLandlock) a Landlock
+//     ones (RootKeeps); under the landlock lock (LockLandlock) a Landlock
 //     domain that denies no file access but, being a domain, forbids
 //     every change to the mount topology and ptrace access to any process
 //     outside it; and a seccomp filter (seccomp_linux.go) that denies the
 //     mount API, setns, namespace-making clone and unshare,
 //     open_by_handle_at and a few kernel surfaces. The caps lock
-//     (lockCaps) is the same without Landlock, for kernels that have
+//     (LockCaps) is the same without Landlock, for kernels that have
 //     none;
 //  7. starts the step as its own child, from the same OS thread (mount
 //     namespaces, capabilities, no_new_privs, Landlock domains and
@@ -116,80 +116,80 @@ import (
 
 // The ways a step is kept from undoing its read-only binds.
 const (
-	lockLandlock = "landlock" // privileges dropped, seccomp, a Landlock domain
-	lockCaps     = "caps"     // privileges dropped, seccomp, no Landlock
+	LockLandlock = "landlock" // privileges dropped, seccomp, a Landlock domain
+	LockCaps     = "caps"     // privileges dropped, seccomp, no Landlock
 )
 
-// fdReport is the shim's report pipe, or the spawner's socket.
-const fdReport = 3
+// FDReport is the shim's report pipe, or the spawner's socket.
+const FDReport = 3
 
-// shimMode is what a shim is started to do.
-type shimMode int
+// Mode is what a shim is started to do.
+type Mode int
 
 const (
-	// modeStep runs one command, the one after "--".
-	modeStep shimMode = iota
-	// modeSpawn serves as the scope's spawner of protected steps on its
+	// ModeStep runs one command, the one after "--".
+	ModeStep Mode = iota
+	// ModeSpawn serves as the scope's spawner of protected steps on its
 	// socket, fd 3 (-spawn).
-	modeSpawn
-	// modeProbe sets everything up and exits, to learn whether this
+	ModeSpawn
+	// ModeProbe sets everything up and exits, to learn whether this
 	// kernel and this user allow it (-probe).
-	modeProbe
-	// modeGuard is the scope's guardian (guard_linux.go): fd 3 is its
+	ModeProbe
+	// ModeGuard is the scope's guardian (guard_linux.go): fd 3 is its
 	// lifeline (-guard).
-	modeGuard
+	ModeGuard
 )
 
 // modeFlags are the flags that end the command line of each mode but
-// modeStep.
-var modeFlags = map[shimMode]string{modeSpawn: "-spawn", modeProbe: "-probe", modeGuard: "-guard"}
+// ModeStep.
+var modeFlags = map[Mode]string{ModeSpawn: "-spawn", ModeProbe: "-probe", ModeGuard: "-guard"}
 
-// shimConfig is the shim's command line: what planc builds (args) and
-// what the shim parses (parseShim), one type both ways, so that the two
+// Config is the shim's command line: what planc builds (args) and
+// what the shim parses (Parse), one type both ways, so that the two
 // cannot drift.
-type shimConfig struct {
-	mode   shimMode
-	lock   string
-	ro     []string
-	cgroup string // the cgroup the shim starts in: the root of its view
-	move   string // the spawner's leaf, which it moves into
-	report bool   // fd 3 is the report pipe, or the spawner's socket
-	file   string // modeStep: the command to run, and its argv
-	argv   []string
+type Config struct {
+	Mode   Mode
+	Lock   string
+	RO     []string
+	Cgroup string // the cgroup the shim starts in: the root of its view
+	Move   string // the spawner's leaf, which it moves into
+	Report bool   // fd 3 is the report pipe, or the spawner's socket
+	File   string // ModeStep: the command to run, and its argv
+	Argv   []string
 }
 
 // args returns the shim's command line, shim (planc itself when "") its
 // first word, after checking it as the shim will (check): every caller
 // gets the same checks.
-func (c shimConfig) args(shim string) ([]string, error) {
-	if err := c.check(); err != nil {
+func (c Config) Args(shim string) ([]string, error) {
+	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	args := []string{shimPath(shim), ShimCommand}
-	if c.lock != "" {
-		args = append(args, "-lock", c.lock)
+	args := []string{Path(shim), Command}
+	if c.Lock != "" {
+		args = append(args, "-lock", c.Lock)
 	}
-	for _, p := range c.ro {
+	for _, p := range c.RO {
 		args = append(args, "-ro", p)
 	}
-	args = append(args, "-cgroup", c.cgroup)
-	if c.move != "" {
-		args = append(args, "-move", c.move)
+	args = append(args, "-cgroup", c.Cgroup)
+	if c.Move != "" {
+		args = append(args, "-move", c.Move)
 	}
-	if c.report {
+	if c.Report {
 		args = append(args, "-report")
 	}
-	if c.mode == modeStep {
-		return append(append(args, "--", c.file), c.argv...), nil
+	if c.Mode == ModeStep {
+		return append(append(args, "--", c.File), c.Argv...), nil
 	}
-	return append(args, modeFlags[c.mode]), nil
+	return append(args, modeFlags[c.Mode]), nil
 }
 
-// wrap makes cmd run through the shim c describes (c.file and c.argv are
+// wrap makes cmd run through the shim c describes (c.File and c.Argv are
 // cmd's): its Path and Args become the shim's.
-func (c shimConfig) wrap(cmd *exec.Cmd, shim string) error {
-	c.mode, c.file, c.argv = modeStep, cmd.Path, cmd.Args
-	args, err := c.args(shim)
+func (c Config) Wrap(cmd *exec.Cmd, shim string) error {
+	c.Mode, c.File, c.Argv = ModeStep, cmd.Path, cmd.Args
+	args, err := c.Args(shim)
 	if err != nil {
 		return err
 	}
@@ -197,9 +197,9 @@ func (c shimConfig) wrap(cmd *exec.Cmd, shim string) error {
 	return nil
 }
 
-// parseShim parses the arguments after __shim.
-func parseShim(args []string) (shimConfig, error) {
-	var c shimConfig
+// Parse parses the arguments after __shim.
+func Parse(args []string) (Config, error) {
+	var c Config
 	for len(args) > 0 {
 		a := args[0]
 		switch {
@@ -207,28 +207,28 @@ func parseShim(args []string) (shimConfig, error) {
 			if len(args) < 3 {
 				return c, errors.New("no command after --")
 			}
-			c.mode, c.file, c.argv = modeStep, args[1], args[2:]
-			return c, c.check()
+			c.Mode, c.File, c.Argv = ModeStep, args[1], args[2:]
+			return c, c.Check()
 		case a == "-report":
-			c.report = true
+			c.Report = true
 			args = args[1:]
 		case len(args) == 1 && (a == "-spawn" || a == "-probe" || a == "-guard"):
 			for m, f := range modeFlags {
 				if f == a {
-					c.mode = m
+					c.Mode = m
 				}
 			}
-			return c, c.check()
+			return c, c.Check()
 		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup" || a == "-move"):
 			switch a {
 			case "-ro":
-				c.ro = append(c.ro, args[1])
+				c.RO = append(c.RO, args[1])
 			case "-lock":
-				c.lock = args[1]
+				c.Lock = args[1]
 			case "-cgroup":
-				c.cgroup = args[1]
+				c.Cgroup = args[1]
 			case "-move":
-				c.move = args[1]
+				c.Move = args[1]
 			}
 			args = args[2:]
 		default:
@@ -239,16 +239,16 @@ func parseShim(args []string) (shimConfig, error) {
 }
 
 // check reports what the command line lacks, or holds wrongly.
-func (c shimConfig) check() error {
+func (c Config) Check() error {
 	switch {
-	case c.cgroup == "":
+	case c.Cgroup == "":
 		return errors.New("-cgroup is required")
-	case c.mode == modeSpawn && !c.report:
+	case c.Mode == ModeSpawn && !c.Report:
 		return errors.New("the spawner needs its socket on fd 3 (-report)")
-	case c.mode == modeStep && c.file == "":
+	case c.Mode == ModeStep && c.File == "":
 		return errors.New("no command after --")
 	}
-	for _, p := range c.ro {
+	for _, p := range c.RO {
 		if !filepath.IsAbs(p) {
 			return fmt.Errorf("protected path %q is not absolute", p)
 		}
@@ -256,31 +256,32 @@ func (c shimConfig) check() error {
 	return nil
 }
 
-// ShimMain is `planc __shim`, with the arguments after __shim, which a
+// Main is `planc __shim`, with the arguments after __shim, which a
 // Scope (or Contain) starts in new namespaces: it makes the protected
 // paths read-only, hides the cgroups above its own and every process
 // outside, drops what could undo that, and then runs one step or, with
-// -spawn, serves as the scope's spawner of protected steps on fd 3. It
+// -spawn, serves as the scope's spawner of protected steps on fd 3; with
+// -guard it runs guard, the sandbox's guardian, on the scope's cgroup. It
 // returns the exit status for planc to exit with: the step's, or 127
 // when the set-up failed, after writing why to fd 3 when -report says it
 // is the report pipe, to standard error otherwise.
-func ShimMain(args []string) int {
-	c, err := parseShim(args)
+func Main(args []string, guard func(cgroup string) int) int {
+	c, err := Parse(args)
 	report := 2
-	if c.report {
+	if c.Report {
 		// fd 3 is used raw: an *os.File for it could be finalized,
 		// closing it.
-		report = fdReport
-		unix.FcntlInt(fdReport, unix.F_SETFD, unix.FD_CLOEXEC)
+		report = FDReport
+		unix.FcntlInt(FDReport, unix.F_SETFD, unix.FD_CLOEXEC)
 	}
 	// The step gets standard input, output and error, nothing else.
 	unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
 	say := func(msg string) int {
 		switch {
 		case report == 2:
-			msg = "planc " + ShimCommand + ": " + msg + "\n"
-		case c.mode == modeSpawn: // the socket carries replies
-			msg = string(appendReply(nil, spawnReply{Kind: replyFailed, Err: msg}))
+			msg = "planc " + Command + ": " + msg + "\n"
+		case c.Mode == ModeSpawn: // the socket carries replies
+			msg = string(AppendReply(nil, Reply{Kind: ReplyFailed, Err: msg}))
 		}
 		unix.Write(report, []byte(msg))
 		return 127
@@ -288,8 +289,8 @@ func ShimMain(args []string) int {
 	if err != nil {
 		return say(err.Error())
 	}
-	if c.mode == modeGuard {
-		return serveGuard(c)
+	if c.Mode == ModeGuard {
+		return guard(c.Cgroup)
 	}
 	// As process 1 of its PID namespace the shim gets only the signals it
 	// handles: it takes them all and lets them pass (planc signals the
@@ -297,13 +298,13 @@ func ShimMain(args []string) int {
 	// signal a step sends, ends it and with it every step.
 	signal.Notify(make(chan os.Signal, 1))
 	runtime.LockOSThread() // the thread that is restricted is the one that starts the steps
-	if c.mode == modeSpawn {
+	if c.Mode == ModeSpawn {
 		return serveSpawner(c)
 	}
 	if err := shimSetUp(c); err != nil {
 		return say("protecting the step's read-only paths: " + err.Error())
 	}
-	if c.mode == modeProbe {
+	if c.Mode == ModeProbe {
 		return 0
 	}
 	return runOne(c, say)
@@ -311,18 +312,18 @@ func ShimMain(args []string) int {
 
 // shimSetUp does steps 1 to 6 of the shim (step 5, the spawner's move,
 // first).
-func shimSetUp(c shimConfig) error {
-	if c.lock != lockLandlock && c.lock != lockCaps {
-		return fmt.Errorf("unknown lock %q", c.lock)
+func shimSetUp(c Config) error {
+	if c.Lock != LockLandlock && c.Lock != LockCaps {
+		return fmt.Errorf("unknown lock %q", c.Lock)
 	}
 	prog, err := stepFilter()
 	if err != nil {
 		return err
 	}
-	if c.move != "" {
+	if c.Move != "" {
 		// The cgroup namespace's root stays where the shim started.
-		if err := os.WriteFile(c.move+"/cgroup.procs", []byte("0"), 0); err != nil {
-			return fmt.Errorf("moving into the spawner's leaf: %w", unwrapPath(err))
+		if err := os.WriteFile(c.Move+"/cgroup.procs", []byte("0"), 0); err != nil {
+			return fmt.Errorf("moving into the spawner's leaf: %w", bare(err))
 		}
 	}
 	if err := setUpView(c); err != nil {
@@ -330,21 +331,21 @@ func shimSetUp(c shimConfig) error {
 	}
 	var keep []uintptr
 	if os.Getuid() == 0 {
-		keep = rootKeeps
+		keep = RootKeeps
 	}
-	return lockDown(c.lock, keep, prog)
+	return lockDown(c.Lock, keep, prog)
 }
 
 // runOne starts the step as the shim's child and reaps every process of
 // the namespace until the step has ended; it returns the step's exit
 // status.
-func runOne(c shimConfig, say func(string) int) int {
-	cmd := &exec.Cmd{Path: c.file, Args: c.argv, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+func runOne(c Config, say func(string) int) int {
+	cmd := &exec.Cmd{Path: c.File, Args: c.Argv, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	if err := cmd.Start(); err != nil {
-		return say(fmt.Sprintf("exec %s: %v", c.file, unwrapPath(err)))
+		return say(fmt.Sprintf("exec %s: %v", c.File, bare(err)))
 	}
-	if c.report {
-		unix.Close(fdReport) // set up: planc's read of the report ends
+	if c.Report {
+		unix.Close(FDReport) // set up: planc's read of the report ends
 	}
 	pid := cmd.Process.Pid
 	cmd.Process.Release()
@@ -365,4 +366,21 @@ func runOne(c shimConfig, say func(string) int) int {
 		}
 		return ws.ExitStatus()
 	}
+}
+
+// Path is the shim executable: shim, or planc itself.
+func Path(shim string) string {
+	if shim == "" {
+		return "/proc/self/exe"
+	}
+	return shim
+}
+
+// bare drops an *os.PathError's operation and path, which the message
+// around it gives.
+func bare(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

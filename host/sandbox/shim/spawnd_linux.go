@@ -1,4 +1,4 @@
-package shell
+package shim
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // serveSpawner is the spawner's side (`planc __shim -spawn`, see
-// spawner_linux.go), called by ShimMain on its locked OS thread once fd 3,
+// spawner_linux.go), called by Main on its locked OS thread once fd 3,
 // the socket, is close-on-exec. It sets the protection up on this thread,
 // says it is ready, and then starts every requested step from this same
 // thread, so that each step inherits the thread's restrictions. As process
@@ -25,21 +25,21 @@ import (
 // process, starts what was asked, reaps what ended (the orphans of the
 // steps too) and sends the replies that are ready together in one
 // message.
-func serveSpawner(c shimConfig) int {
-	const sock = fdReport
+func serveSpawner(c Config) int {
+	const sock = FDReport
 	if err := shimSetUp(c); err != nil {
 		msg := "protecting the step's read-only paths: " + err.Error()
-		unix.Write(sock, appendReply(nil, spawnReply{Kind: replyFailed, Err: msg}))
+		unix.Write(sock, AppendReply(nil, Reply{Kind: ReplyFailed, Err: msg}))
 		return 127
 	}
 	devNull, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		unix.Write(sock, appendReply(nil, spawnReply{Kind: replyFailed, Err: "opening /dev/null: " + err.Error()}))
+		unix.Write(sock, AppendReply(nil, Reply{Kind: ReplyFailed, Err: "opening /dev/null: " + err.Error()}))
 		return 127
 	}
 	quietChildren()
 	sp := spawnd{sock: sock, devNull: devNull, running: map[int]runningStep{}}
-	sp.out = appendReply(sp.out, spawnReply{Kind: replyReady})
+	sp.out = AppendReply(sp.out, Reply{Kind: ReplyReady})
 	sp.flush()
 	sp.serve()
 	for pid, r := range sp.running {
@@ -52,7 +52,7 @@ func serveSpawner(c shimConfig) int {
 // quietChildren keeps the end of a child from interrupting the spawner:
 // the loop learns of a step's end from its pidfd, and reaps the orphans
 // of a step when planc says it killed some, and after every message.
-// ShimMain's catching of every signal would wake a goroutine per SIGCHLD,
+// Main's catching of every signal would wake a goroutine per SIGCHLD,
 // and the Go runtime's handler, which stays installed, would interrupt a
 // thread: SIGCHLD goes back to the kernel's default, under which it is
 // discarded without waking anyone (and, unlike SIG_IGN, children still
@@ -83,7 +83,7 @@ const maxBatch = 32 << 10
 
 // serve runs the loop until the socket ends.
 func (sp *spawnd) serve() {
-	buf := make([]byte, maxMessage)
+	buf := make([]byte, MaxMessage)
 	oob := make([]byte, unix.CmsgSpace(2*4))
 	for {
 		sp.pfds = append(sp.pfds[:0], unix.PollFd{Fd: int32(sp.sock), Events: unix.POLLIN})
@@ -123,18 +123,18 @@ func (sp *spawnd) handle(msg, oob []byte, flags int) {
 			unix.Close(fd)
 		}
 	}()
-	req, err := decodeRequest(msg)
+	req, err := DecodeRequest(msg)
 	switch {
 	case flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0:
 		err = fmt.Errorf("malformed request to the spawner: truncated")
-	case err == nil && req.Op == opSpawn && len(fds) != 2, err == nil && req.Op == opReap && len(fds) != 0:
+	case err == nil && req.Op == OpSpawn && len(fds) != 2, err == nil && req.Op == OpReap && len(fds) != 0:
 		err = fmt.Errorf("malformed request to the spawner: %d descriptors", len(fds))
 	}
 	if err != nil {
-		sp.queue(spawnReply{ID: req.ID, Kind: replyFailed, Err: err.Error()})
+		sp.queue(Reply{ID: req.ID, Kind: ReplyFailed, Err: err.Error()})
 		return
 	}
-	if req.Op == opReap {
+	if req.Op == OpReap {
 		return // the loop reaps after every message
 	}
 	pidfd := -1
@@ -147,7 +147,7 @@ func (sp *spawnd) handle(msg, oob []byte, flags int) {
 	pid, err := syscall.ForkExec(req.File, req.Argv, attr)
 	if err != nil {
 		msg := fmt.Sprintf("fork/exec %s: %v", req.File, err)
-		sp.queue(spawnReply{ID: req.ID, Kind: replyFailed, Err: msg})
+		sp.queue(Reply{ID: req.ID, Kind: ReplyFailed, Err: msg})
 		return
 	}
 	sp.running[pid] = runningStep{id: req.ID, pidfd: pidfd}
@@ -168,17 +168,17 @@ func (sp *spawnd) reap() {
 		if r, ok := sp.running[pid]; ok {
 			delete(sp.running, pid)
 			unix.Close(r.pidfd)
-			sp.queue(spawnReply{ID: r.id, Kind: replyDone, Status: uint32(ws)})
+			sp.queue(Reply{ID: r.id, Kind: ReplyDone, Status: uint32(ws)})
 		}
 	}
 }
 
 // queue queues rep, sending the queue first when it is long.
-func (sp *spawnd) queue(rep spawnReply) {
+func (sp *spawnd) queue(rep Reply) {
 	if len(sp.out) >= maxBatch {
 		sp.flush()
 	}
-	sp.out = appendReply(sp.out, rep)
+	sp.out = AppendReply(sp.out, rep)
 }
 
 // flush sends the queued replies in one message.

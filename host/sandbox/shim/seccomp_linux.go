@@ -1,4 +1,4 @@
-package shell
+package shim
 
 // The seccomp filter every protected step runs under (step 5 of the shim,
 // shim_linux.go). It is a deny list: a step may make every system call

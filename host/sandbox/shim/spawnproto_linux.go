@@ -1,20 +1,20 @@
-package shell
+package shim
 
 // The spawner's wire format (spawner_linux.go, spawnd_linux.go): compact
 // and binary, little-endian, one request per SOCK_SEQPACKET message, one
 // or more replies per message.
 //
 // A request is the request's id (8 bytes, not 0) and its operation (1
-// byte). opSpawn, which comes with two descriptors (the step's output and
+// byte). OpSpawn, which comes with two descriptors (the step's output and
 // its leaf cgroup), goes on with the file to run, the working directory,
 // the argument count and the arguments, the variable count and the
 // environment: a count is 4 bytes, a string its length (4 bytes) and its
-// bytes, none of them NUL. opReap, with no descriptor, only has the
+// bytes, none of them NUL. OpReap, with no descriptor, only has the
 // spawner reap the processes that ended in its namespace.
 //
-// A reply is an id (8 bytes) and a kind (1 byte): replyReady (id 0) says
-// the spawner serves; replyDone gives the step's wait status (4 bytes);
-// replyFailed says why the step did not start, or why the spawner could
+// A reply is an id (8 bytes) and a kind (1 byte): ReplyReady (id 0) says
+// the spawner serves; ReplyDone gives the step's wait status (4 bytes);
+// ReplyFailed says why the step did not start, or why the spawner could
 // not set up (id 0), as a string.
 
 import (
@@ -26,22 +26,22 @@ import (
 
 // The operations of a request.
 const (
-	opSpawn = 1 // start a step
-	opReap  = 2 // reap what ended
+	OpSpawn = 1 // start a step
+	OpReap  = 2 // reap what ended
 )
 
 // The kinds of a reply.
 const (
-	replyReady  = 0
-	replyDone   = 1
-	replyFailed = 2
+	ReplyReady  = 0
+	ReplyDone   = 1
+	ReplyFailed = 2
 )
 
-// maxReplyErr bounds the text of a replyFailed.
-const maxReplyErr = 4 << 10
+// MaxReplyErr bounds the text of a ReplyFailed.
+const MaxReplyErr = 4 << 10
 
-// spawnRequest asks the spawner to start one step, or to reap.
-type spawnRequest struct {
+// Request asks the spawner to start one step, or to reap.
+type Request struct {
 	ID   uint64
 	Op   byte
 	File string
@@ -50,19 +50,19 @@ type spawnRequest struct {
 	Env  []string
 }
 
-// spawnReply is one reply of the spawner.
-type spawnReply struct {
+// Reply is one reply of the spawner.
+type Reply struct {
 	ID     uint64
 	Kind   byte
-	Status uint32 // replyDone: the wait status
-	Err    string // replyFailed: why
+	Status uint32 // ReplyDone: the wait status
+	Err    string // ReplyFailed: why
 }
 
-// appendRequest appends req, encoded, to b.
-func appendRequest(b []byte, req spawnRequest) []byte {
+// AppendRequest appends req, encoded, to b.
+func AppendRequest(b []byte, req Request) []byte {
 	b = binary.LittleEndian.AppendUint64(b, req.ID)
 	b = append(b, req.Op)
-	if req.Op != opSpawn {
+	if req.Op != OpSpawn {
 		return b
 	}
 	b = appendString(b, req.File)
@@ -83,8 +83,8 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// requestSize is the length of req encoded.
-func requestSize(req spawnRequest) int {
+// RequestSize is the length of req encoded.
+func RequestSize(req Request) int {
 	n := 9 + 8 + 8 + len(req.File) + len(req.Dir) + 4*(len(req.Argv)+len(req.Env))
 	for _, a := range req.Argv {
 		n += len(a)
@@ -169,18 +169,18 @@ func (d *decoder) strs() []string {
 	return v
 }
 
-// decodeRequest decodes one request message. The ID it returns is the
+// DecodeRequest decodes one request message. The ID it returns is the
 // message's even when the rest is malformed, so that the error can go to
 // the step that waits for it.
-func decodeRequest(msg []byte) (spawnRequest, error) {
+func DecodeRequest(msg []byte) (Request, error) {
 	d := decoder{b: msg}
-	req := spawnRequest{ID: d.u64(), Op: d.u8()}
+	req := Request{ID: d.u64(), Op: d.u8()}
 	switch {
 	case d.err != nil:
 	case req.ID == 0:
 		d.fail("request id 0")
-	case req.Op == opReap:
-	case req.Op == opSpawn:
+	case req.Op == OpReap:
+	case req.Op == OpSpawn:
 		req.File, req.Dir = d.str(), d.str()
 		req.Argv = d.strs()
 		req.Env = d.strs()
@@ -199,37 +199,37 @@ func decodeRequest(msg []byte) (spawnRequest, error) {
 	return req, nil
 }
 
-// appendReply appends rep, encoded, to b.
-func appendReply(b []byte, rep spawnReply) []byte {
+// AppendReply appends rep, encoded, to b.
+func AppendReply(b []byte, rep Reply) []byte {
 	b = binary.LittleEndian.AppendUint64(b, rep.ID)
 	b = append(b, rep.Kind)
 	switch rep.Kind {
-	case replyDone:
+	case ReplyDone:
 		b = binary.LittleEndian.AppendUint32(b, rep.Status)
-	case replyFailed:
+	case ReplyFailed:
 		msg := rep.Err
-		if len(msg) > maxReplyErr {
-			msg = msg[:maxReplyErr]
+		if len(msg) > MaxReplyErr {
+			msg = msg[:MaxReplyErr]
 		}
 		b = appendString(b, msg)
 	}
 	return b
 }
 
-// decodeReplies decodes one message of replies and calls each with every
+// DecodeReplies decodes one message of replies and calls each with every
 // reply in turn.
-func decodeReplies(msg []byte, each func(spawnReply)) error {
+func DecodeReplies(msg []byte, each func(Reply)) error {
 	d := decoder{b: msg}
 	if len(msg) == 0 {
 		return errors.New("malformed reply from the spawner: an empty message")
 	}
 	for len(d.b) > 0 && d.err == nil {
-		rep := spawnReply{ID: d.u64(), Kind: d.u8()}
+		rep := Reply{ID: d.u64(), Kind: d.u8()}
 		switch rep.Kind {
-		case replyReady:
-		case replyDone:
+		case ReplyReady:
+		case ReplyDone:
 			rep.Status = d.u32()
-		case replyFailed:
+		case ReplyFailed:
 			rep.Err = d.str()
 		default:
 			d.fail(fmt.Sprintf("unknown reply kind %d", rep.Kind))
@@ -243,3 +243,7 @@ func decodeReplies(msg []byte, each func(spawnReply)) error {
 	}
 	return nil
 }
+
+// MaxMessage bounds one message on the spawner's socket; a request that
+// does not fit runs through a shim of its own.
+const MaxMessage = 4 << 20
