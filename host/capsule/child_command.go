@@ -15,8 +15,8 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect/envpolicy"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 )
 
 // command runs a command entrypoint inside this sub-capsule's planc
@@ -45,7 +45,7 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	}
 
 	argv := r.m.Entrypoint.Command
-	path, err := shell.Resolve(argv[0], r.manifestDir)
+	path, err := sandbox.Resolve(argv[0], r.manifestDir)
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
@@ -59,8 +59,8 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 		WaitDelay: time.Second,
 	}
 	// It runs as a shell step does: what the parent protects and this
-	// capsule's read_only paths are read-only for it (shell.Contain).
-	ct, err := shell.Contain(cmd, r.protectedPaths(sess.Dir))
+	// capsule's read_only paths are read-only for it (sandbox.Contain).
+	ct, err := sandbox.Contain(cmd, r.protectedPaths(sess.Dir))
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
@@ -124,7 +124,7 @@ wait:
 		}
 	}
 	if serr := ct.SetupErr(); serr != nil {
-		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", shell.ShimCommand, serr)
+		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", sandbox.ShimCommand, serr)
 	}
 	switch {
 	case parentGone:
@@ -146,7 +146,7 @@ func waitText(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + shell.SignalName(ws.Signal())
+			return "was killed by signal " + sandbox.SignalName(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
@@ -155,7 +155,7 @@ func waitText(err error) string {
 
 // protectedPaths is what the command must not write: this sub-capsule's
 // whole session directory, its manifest, the roost and its manifest's
-// read_only paths, absolute (shell.Contain adds what the parent protects,
+// read_only paths, absolute (sandbox.Contain adds what the parent protects,
 // which holds the parent's session, and so this one's, its roost and its
 // manifest already).
 func (r *child) protectedPaths(sessDir string) []string {

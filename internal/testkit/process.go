@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/sandbox/cgroups"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -19,7 +19,7 @@ import (
 // E-RUN-012.
 func NeedScope(t testing.TB) {
 	t.Helper()
-	if err := shell.Probe(); err != nil {
+	if err := sandbox.Probe(); err != nil {
 		t.Skipf("no delegated cgroup v2 scope here: %v", err)
 	}
 }

@@ -9,7 +9,7 @@
 // guardian, when its planc was first found gone); Sweep removes the
 // scopes whose planc and guardian are both gone, and RemoveScope the
 // scope a redrive's earlier run left. The scope itself, its guardian and
-// its leaves are the sandbox's (package shell).
+// its leaves are the sandbox's (host/sandbox).
 //
 // Elsewhere than Linux there is no cgroup v2: OwnDir fails and
 // RemoveScope does nothing.

@@ -1,5 +1,5 @@
 // Package shim is the child side of the sandbox, as runc's nsexec and
-// init are runc's: `planc __shim`, which the sandbox (package shell)
+// init are runc's: `planc __shim`, which the sandbox (host/sandbox)
 // starts in new mount, cgroup and PID namespaces, makes the protected
 // paths read-only, hides the cgroups above its own and every process
 // outside (view_linux.go, ancestors_linux.go), locks itself down

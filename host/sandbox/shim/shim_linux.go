@@ -7,9 +7,9 @@ package shim
 // -cgroup DIR [-report] -- FILE ARGV…` runs one step; `… -cgroup SCOPE
 // -move LEAF -report -spawn` is a scope's spawner (spawner_linux.go),
 // which starts many; `… -probe` sets everything up and exits, to learn
-// whether this machine allows it (protect_linux.go). The same entry also
+// whether this machine allows it (the sandbox's protect_linux.go). The same entry also
 // runs a scope's guardian, `planc __shim -cgroup SCOPE -guard`, which
-// protects nothing and sets nothing up (guard_linux.go). Run uses the
+// protects nothing and sets nothing up (the sandbox's guard_linux.go). Run uses the
 // spawner, a shim per step only for a request too big for the spawner's
 // socket; a capsule's command entrypoint runs through a shim of its own
 // (Contain).
@@ -135,7 +135,7 @@ const (
 	// ModeProbe sets everything up and exits, to learn whether this
 	// kernel and this user allow it (-probe).
 	ModeProbe
-	// ModeGuard is the scope's guardian (guard_linux.go): fd 3 is its
+	// ModeGuard is the scope's guardian (the sandbox's guard_linux.go): fd 3 is its
 	// lifeline (-guard).
 	ModeGuard
 )

@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 import (
 	"bufio"
@@ -372,7 +372,7 @@ func startIn(t *testing.T, dir string, cmd *exec.Cmd) {
 // and the guardian's start) and Close (which kills and reaps the
 // guardian). Run with
 //
-//	go test -run '^$' -bench ScopeOpenClose -benchtime 200x ./host/shell
+//	go test -run '^$' -bench ScopeOpenClose -benchtime 200x ./host/sandbox
 func BenchmarkScopeOpenClose(b *testing.B) {
 	if err := Probe(); err != nil {
 		b.Skipf("no delegated cgroup v2 scope on this machine: %v", err)

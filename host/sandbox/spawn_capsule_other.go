@@ -1,6 +1,6 @@
 //go:build !linux
 
-package shell
+package sandbox
 
 // ClearNested does nothing elsewhere than Linux: there are no cgroups to
 // clear.

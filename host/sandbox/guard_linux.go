@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 // The guardian: what ends a plan's processes when planc ends without
 // closing the plan's scope — SIGKILL, a crash, an exit from a signal
@@ -41,7 +41,7 @@ package shell
 // says when protection is off) runs as planc's user in planc's PID
 // namespace and can kill the guardian as it can kill planc; so can an MCP
 // server, which planc trusts. Then the sweep of the next planc that opens
-// a scope in the same cgroup ends what is left (sweep_linux.go).
+// a scope in the same cgroup ends what is left (cgroups/sweep_linux.go).
 
 import (
 	"errors"

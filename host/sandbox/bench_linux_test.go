@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // (protected), and through a shim of its own per step (shim-per-step:
 // re-exec, mount namespace, read-only bind, Landlock). Run with
 //
-//	go test -run '^$' -bench . -benchtime 2000x ./host/shell
+//	go test -run '^$' -bench . -benchtime 2000x ./host/sandbox
 func BenchmarkTrue(b *testing.B) {
 	b.Run("exec", func(b *testing.B) {
 		for b.Loop() {
@@ -41,7 +41,7 @@ func BenchmarkTrue(b *testing.B) {
 // protection on, and reports their ratio (planc/xargs), so that a machine
 // busy with other work weighs on both alike:
 //
-//	go test -run '^$' -bench 200x16/interleaved -benchtime 20x ./host/shell
+//	go test -run '^$' -bench 200x16/interleaved -benchtime 20x ./host/sandbox
 func Benchmark200x16(b *testing.B) {
 	xargs := func(b *testing.B) {
 		if out, err := exec.Command("sh", "-c", "seq 200 | xargs -P 16 -n 1 true").CombinedOutput(); err != nil {

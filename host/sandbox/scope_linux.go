@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 import (
 	"errors"
@@ -65,7 +65,7 @@ func Probe() error {
 // reaches a step.
 //
 // First it sweeps the scopes that dead plancs left in the same cgroup
-// (sweep_linux.go); then it marks the new scope as this process's and
+// (cgroups/sweep_linux.go); then it marks the new scope as this process's and
 // starts its guardian (guard_linux.go), which ends the scope if this
 // process ends without closing it. The guardian is this executable run
 // again as `__shim -cgroup SCOPE -guard`, whatever Scope.Shim says: a
@@ -263,7 +263,7 @@ func (s *Scope) newLeaf(kind string) (*leaf, error) {
 	return &leaf{dir: dir, fd: fd}, nil
 }
 
-// viaShim makes cmd run through `Shim __shim` (shim_linux.go), which makes
+// viaShim makes cmd run through `Shim __shim` (shim/shim_linux.go), which makes
 // protect read-only for the step, with its view of the cgroups rooted at
 // the step's leaf l, and then runs it; the shim reports a failed set-up
 // on fd 3. The caller sets cmd's SysProcAttr.

@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 import (
 	"errors"
@@ -110,7 +110,7 @@ func probe(exe string, m protectMode) error {
 	return nil
 }
 
-// attr returns how planc starts a shim (shim_linux.go): in a session of
+// attr returns how planc starts a shim (shim/shim_linux.go): in a session of
 // its own, in new mount, cgroup and PID namespaces (and a user namespace
 // when planc is not root), inside the cgroup open as cgroupFD when it is
 // not -1.

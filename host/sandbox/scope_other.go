@@ -1,6 +1,6 @@
 //go:build !linux && !windows
 
-package shell
+package sandbox
 
 import (
 	"fmt"

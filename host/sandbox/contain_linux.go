@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 )
 
 // Contain makes cmd, which must not have been started, run as a protected
-// step runs (shim_linux.go): through planc's shim (/proc/self/exe
+// step runs (shim/shim_linux.go): through planc's shim (/proc/self/exe
 // __shim), in namespaces of its own with the paths in protect (and those
 // this process was handed in EnvProtected) read-only, its view of the
 // cgroups rooted at this process's own cgroup, no process outside its own

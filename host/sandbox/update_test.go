@@ -1,4 +1,4 @@
-package shell
+package sandbox
 
 // go test ./... -update hands -update to every test binary; this package
 // has no golden file, and registers the flag only so that the command does

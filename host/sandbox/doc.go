@@ -1,6 +1,15 @@
-// Package shell is the runtime host's shell step machinery: the last hop
-// of planc's flow for a shell step (bytes → ast → check → ir → vm → host →
-// shell). When the VM calls the host's RunShell, the host hands the step's
+// Package sandbox is the runtime host's sandbox for the processes a plan
+// starts — shell steps, MCP servers, sub-capsules — laid out as runc lays
+// out libcontainer: this package is the parent's side (the Scope, the
+// guardian, the spawner's client, starting processes and servers);
+// package cgroups (host/sandbox/cgroups) holds the cgroup v2 file
+// operations, the scope records and the sweep; package shim
+// (host/sandbox/shim) is the child's side, `planc __shim`: its command
+// line (shim.Config, built here and parsed there), the mount view, the
+// lockdown and the spawn daemon with its wire protocol.
+//
+// It is the last hop of planc's flow for a shell step (bytes → ast →
+// check → ir → vm → host → sandbox). When the VM calls the host's RunShell, the host hands the step's
 // words here; this package resolves the first word on PATH (semantics S14),
 // starts exactly that file inside a leaf cgroup of the plan's scope, merges
 // its standard output and error in arrival order, enforces the step's bound
@@ -19,7 +28,7 @@
 // pipe from planc; when planc dies without closing the scope, the
 // guardian lets the sub-capsules wind down (7 s at most), kills the whole
 // scope and removes it. Before making a scope, OpenScope sweeps the scopes
-// beside it whose planc and guardian are both gone (sweep_linux.go).
+// beside it whose planc and guardian are both gone (cgroups.Sweep).
 //
 // Protection: a step must not modify, truncate, replace or delete the paths
 // in Spec.Protect (the host's protected set: the session directory, every
@@ -41,11 +50,12 @@
 // spawner's socket, and Contain runs a capsule's command entrypoint
 // through one. Whether this kernel and user allow it is learnt once per
 // process; Scope.ProtectionOff says, in one line, when they do not.
-// shim_linux.go documents the mechanism and its limits, spawner_linux.go
-// the spawner, seccomp_linux.go the filter; docs/security.md is the
-// threat model and the attack classes with the tests that pin them.
+// shim/shim_linux.go documents the mechanism and its limits,
+// spawner_linux.go the spawner, shim/seccomp_linux.go the filter;
+// docs/security.md is the threat model and the attack classes with the
+// tests that pin them.
 //
 // Elsewhere than Linux there are no cgroups: a Scope puts each step in a
 // process group of its own and signals the group, which a process that
 // starts its own session escapes; nothing is protected.
-package shell
+package sandbox

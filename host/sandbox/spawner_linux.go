@@ -1,7 +1,7 @@
-package shell
+package sandbox
 
 // The spawner: a `planc __shim -spawn`, already in the namespaces and
-// under the restrictions that the shim sets up (shim_linux.go), which
+// under the restrictions that the shim sets up (shim/shim_linux.go), which
 // starts each protected step as its own child. It spares each step a
 // re-exec of planc and the set-up, which would be most of what a step
 // costs: the set-up is per scope, not per step. A scope runs one spawner
@@ -13,7 +13,7 @@ package shell
 //
 // It starts in the scope (its steps' cgroup namespace is rooted there),
 // moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
-// socket pair (its fd 3), in the compact format of spawnproto_linux.go: a
+// socket pair (its fd 3), in the compact format of shim/spawnproto_linux.go: a
 // request is one message with two descriptors (the step's output pipe and
 // its leaf cgroup, into which the spawner clones the step with
 // CLONE_INTO_CGROUP); a reply message holds one or more replies: the
