@@ -174,7 +174,7 @@ func endScope(dir string) error {
 	for windingDown(dir) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	return cgroups.Clear(dir)
+	return cgroups.Remove(dir)
 }
 
 // windingDown reports whether a sub-capsule's planc still runs in one of

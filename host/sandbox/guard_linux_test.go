@@ -253,7 +253,7 @@ func TestSweep(t *testing.T) {
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { cgroups.Clear(dir) })
+		t.Cleanup(func() { cgroups.Remove(dir) })
 		for name, rec := range map[string]string{cgroups.XattrOwner: c.owner, cgroups.XattrGuard: c.guard} {
 			if rec != "" {
 				if err := unix.Setxattr(dir, name, []byte(rec), 0); err != nil {

@@ -28,7 +28,7 @@ func (p *Process) ClearNested() error {
 	var errs []error
 	for _, e := range ents {
 		if e.IsDir() {
-			errs = append(errs, cgroups.Clear(filepath.Join(p.sys.leaf, e.Name())))
+			errs = append(errs, cgroups.Remove(filepath.Join(p.sys.leaf, e.Name())))
 		}
 	}
 	return errors.Join(errs...)

@@ -200,56 +200,38 @@ func WaitEmpty(dir string) error {
 	}
 }
 
-// Remove removes dir, after killing whatever runs in it or beneath
-// it, waiting for it to be gone, and removing the cgroups beneath it. A
-// dir already gone is no error.
+// Remove removes the cgroup dir and every cgroup beneath it, deepest
+// first, after killing whatever runs in them and waiting for them to
+// empty. It does what it can: a cgroup beneath that cannot be removed
+// does not keep it from the others. A dir already gone is no error.
 func Remove(dir string) error {
 	err := unix.Rmdir(dir) // most often the step left nothing behind
-	if err == unix.EBUSY {
-		if err := Kill(dir); err != nil {
-			return fmt.Errorf("killing %s: %w", dir, err)
-		}
-		if err := WaitEmpty(dir); err != nil {
-			return err
-		}
-		// Cgroups made beneath it (a nested planc run's scope) go first.
-		ents, _ := os.ReadDir(dir)
-		for _, e := range ents {
-			if e.IsDir() {
-				if err := Remove(filepath.Join(dir, e.Name())); err != nil {
-					return err
-				}
-			}
-		}
-		err = unix.Rmdir(dir)
-	}
 	if err == unix.ENOENT {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("removing %s: %w", dir, err)
+	if err != unix.EBUSY {
+		if err != nil {
+			return fmt.Errorf("removing %s: %w", dir, err)
+		}
+		return nil
 	}
-	return nil
-}
-
-// Clear kills everything in the cgroup dir and its descendants and
-// removes them all, children first.
-func Clear(dir string) error {
+	// One cgroup.kill ends every process beneath dir at once.
 	if err := Kill(dir); err != nil {
-		return err
+		return fmt.Errorf("killing %s: %w", dir, err)
 	}
 	if err := WaitEmpty(dir); err != nil {
 		return err
 	}
+	// Cgroups made beneath it (a nested planc run's scope) go first.
 	ents, _ := os.ReadDir(dir)
 	var errs []error
 	for _, e := range ents {
 		if e.IsDir() {
-			errs = append(errs, Clear(filepath.Join(dir, e.Name())))
+			errs = append(errs, Remove(filepath.Join(dir, e.Name())))
 		}
 	}
 	if err := unix.Rmdir(dir); err != nil && err != unix.ENOENT {
-		errs = append(errs, &os.PathError{Op: "rmdir", Path: dir, Err: err})
+		errs = append(errs, fmt.Errorf("removing %s: %w", dir, err))
 	}
 	return errors.Join(errs...)
 }

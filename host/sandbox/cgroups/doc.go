@@ -3,7 +3,7 @@
 // (OwnDir), checking that it is delegated (CheckDelegated), making a
 // child that can take processes and be killed as a whole (MakeChild),
 // signalling, killing and waiting for a cgroup to empty (Signal, Kill,
-// WaitEmpty), and removing a tree of cgroups (Remove, Clear).
+// WaitEmpty), and removing a tree of cgroups (Remove).
 //
 // A plan's scope carries records in extended attributes (who made it, its
 // guardian, when its planc was first found gone); Sweep removes the

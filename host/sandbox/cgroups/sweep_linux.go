@@ -97,7 +97,7 @@ func Sweep(parent string, handOff func(dir string) bool) {
 		if handOff(dir) {
 			continue
 		}
-		Clear(dir)
+		Remove(dir)
 	}
 }
 
