@@ -21,7 +21,7 @@ import (
 // which `go run ./cmd/planc trace logs note` prints one.
 func TestReadmeQuickStart(t *testing.T) {
 	t.Parallel()
-	dir := sandbox(t, "examples")
+	dir := repoCopy(t, "examples")
 	const line = "go run ./cmd/planc run examples/hello.json"
 	args := strings.Fields(strings.TrimPrefix(line, "go run ./cmd/planc "))
 	stdout, stderr, code := runIn(t, dir, args...)

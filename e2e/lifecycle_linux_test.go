@@ -23,7 +23,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -92,7 +92,7 @@ func newLifeWorld(t *testing.T, conf lifeConf) *lifeWorld {
 			daemons(2)+"echo started; exec sleep "+w.mark+".23"),
 		"next.json", `{"id": "next", "steps": [{"id": "a", "shell": "true"}]}`,
 	)
-	own, err := shell.OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

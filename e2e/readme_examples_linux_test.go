@@ -71,9 +71,9 @@ func reportSteps(t *testing.T, stdout string) []map[string]any {
 	return rep.Steps
 }
 
-// sandbox copies rels (files or directories of the repository) into a
+// repoCopy copies rels (files or directories of the repository) into a
 // fresh directory and returns it.
-func sandbox(t *testing.T, rels ...string) string {
+func repoCopy(t *testing.T, rels ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, rel := range rels {
@@ -105,7 +105,7 @@ func TestReadmeMCPExample(t *testing.T) {
 	}
 	t.Parallel()
 	// go run ./examples/mcp/server needs the module around it.
-	dir := sandbox(t, "go.mod", "go.sum", "examples")
+	dir := repoCopy(t, "go.mod", "go.sum", "examples")
 	// The manifest starts the server with go run, which must answer within
 	// the start timeout: build it once first (go run keeps what it built),
 	// as docs/mcp.md tells a reader to.
@@ -173,7 +173,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestReadmeCapsulesExample(t *testing.T) {
 	testkit.NeedScope(t)
 	t.Parallel()
-	dir := sandbox(t, "examples", "vm", "host", "parser")
+	dir := repoCopy(t, "examples", "vm", "host", "parser")
 	const line = "planc run --roost examples/roost --capsule examples/capsule.json examples/capsules.json"
 	stdout, stderr, code := runIn(t, dir, strings.Fields(line)[1:]...)
 	if code != 0 || stderr != "" {

@@ -29,8 +29,10 @@
 //   - host/capsule: sub-capsules: the roost, the launcher that spawns a
 //     capsule step's child `planc __capsule` in a leaf cgroup of the
 //     plan's scope (docs/capsules.md), and the child's side.
-//   - host/shell: shell steps, one leaf cgroup per step in the plan's
-//     scope, the protected set held read-only by the kernel.
+//   - host/sandbox: shell steps, one leaf cgroup per step in the plan's
+//     scope, the protected set held read-only by the kernel; its cgroup
+//     v2 operations in host/sandbox/cgroups, the shim's child side in
+//     host/sandbox/shim.
 //   - host/protect: the refusals of one step (read_only and hooks), each
 //     with its trace line, and the built-in tools' race-free writes.
 //

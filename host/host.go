@@ -9,8 +9,8 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -40,9 +40,9 @@ type refuser interface {
 }
 
 // shellScope runs shell steps inside the plan's delegated cgroup v2 scope:
-// host/shell's *Scope.
+// host/sandbox's *Scope.
 type shellScope interface {
-	Run(ctx context.Context, sp shell.Spec) shell.Result
+	Run(ctx context.Context, sp sandbox.Spec) sandbox.Result
 	// Kill ends every process in the scope at once.
 	Kill() error
 	// Close removes the scope once nothing runs in it.
@@ -108,7 +108,7 @@ func (h *runHost) RunShell(ctx context.Context, c vm.Call) (string, error) {
 	if h.scope == nil {
 		return "", errors.New("no cgroup scope is open for shell steps")
 	}
-	sp := shell.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env}
+	sp := sandbox.Spec{Argv: c.Step.Argv, Dir: h.shell.dir, Timeout: h.shell.timeout, Protect: h.shell.protect, Env: h.shell.env}
 	if len(sp.Argv) > 0 {
 		// What an allowed word resolved to at plan start is protected:
 		// the step runs that very file, or is refused.

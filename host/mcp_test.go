@@ -12,8 +12,8 @@ import (
 
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
@@ -82,7 +82,7 @@ func TestRunMCP(t *testing.T) {
 func TestRefuseMCP(t *testing.T) {
 	dir := t.TempDir()
 	m := manifest(t, mcpManifest(t))
-	ms, err := tools.StartServers(t.Context(), m, tools.Launch{Dir: dir, ManifestDir: dir, Start: shell.StartProcess, Timeout: tools.MCPStartTimeout})
+	ms, err := tools.StartServers(t.Context(), m, tools.Launch{Dir: dir, ManifestDir: dir, Start: sandbox.StartProcess, Timeout: tools.MCPStartTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,14 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/trust"
 )
 
 // protectedSet is what one run protects from its steps and its tool calls
 // (docs/security.md, "The protected set"): the kernel holds paths
-// read-only for every shell step and capsule command (shell.Spec.Protect,
+// read-only for every shell step and capsule command (sandbox.Spec.Protect,
 // and a sub-capsule is handed them), the built-in tools check what they
 // open against them (protect.Set), and the step refusals refuse a step
 // that names one (protect.Checker).
@@ -38,15 +38,15 @@ type protectedSet struct {
 }
 
 // serverStarter is a scope that starts MCP servers under the protection
-// a sub-capsule inherits (host/shell's *Scope on Linux): a sub-capsule's
+// a sub-capsule inherits (host/sandbox's *Scope on Linux): a sub-capsule's
 // servers start after its parent's steps could change their files.
 type serverStarter interface {
-	StartServer(cmd *exec.Cmd, kind string) (*shell.Process, error)
+	StartServer(cmd *exec.Cmd, kind string) (*sandbox.Process, error)
 }
 
 // binary is the file an allowlisted shell word resolved to at plan start.
 type binary struct {
-	path string      // as shell.Resolve found it
+	path string      // as sandbox.Resolve found it
 	real string      // with its symbolic links followed: what runs
 	fi   os.FileInfo // real's, for its identity
 }
@@ -68,7 +68,7 @@ type protectedInput struct {
 // whole session directory, the working directory's .planc, every
 // read_only path, the roost, the --capsule manifest, the files the
 // allowlisted shell words resolve to now, and the paths the capsule
-// that spawned this one protects (shell.Inherited).
+// that spawned this one protects (sandbox.Inherited).
 func newProtectedSet(in protectedInput) *protectedSet {
 	s := &protectedSet{what: map[string]string{}, bins: map[string]binary{}, workDir: session.AbsPath("", in.workDir)}
 	c := session.Capsule{Manifest: in.m, ManifestDir: in.manifestDir, ManifestPath: in.manifestPath, SessionDir: in.sessionDir, WorkDir: in.workDir, Roost: in.roostDir}
@@ -91,7 +91,7 @@ func newProtectedSet(in protectedInput) *protectedSet {
 		// write would let a plan plant a trusted capsule for a later run.
 		s.add(dir, "the record of the capsule manifests the user trusted (planc trust)")
 	}
-	for _, p := range shell.Inherited() {
+	for _, p := range sandbox.Inherited() {
 		s.add(p, "a path the capsule that spawned this one protects")
 	}
 	return s
@@ -182,7 +182,7 @@ func (s *protectedSet) toolSet(notes string) *protect.Set {
 // and follows the symbolic links of the result: what a step naming word
 // would run now. ok is false when word resolves to nothing runnable.
 func resolveBinary(word, dir string) (binary, bool) {
-	path, err := shell.Resolve(word, dir)
+	path, err := sandbox.Resolve(word, dir)
 	if err != nil {
 		return binary{}, false
 	}
@@ -215,7 +215,7 @@ func (s *protectedSet) command(word, dir string) (string, error) {
 	// still be that file (a step that moved the file's directory aside,
 	// planted its own file at the old path and re-pointed a link to the
 	// moved original would pass the first check alone).
-	if path, err := shell.Resolve(word, dir); err == nil {
+	if path, err := sandbox.Resolve(word, dir); err == nil {
 		if fi, err := os.Stat(path); err == nil && os.SameFile(fi, was.fi) {
 			if rfi, err := os.Lstat(was.real); err == nil && os.SameFile(rfi, was.fi) {
 				return was.real, nil

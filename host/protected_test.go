@@ -13,8 +13,8 @@ import (
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/internal/trust"
 )
@@ -53,7 +53,7 @@ func protectedWorld(t *testing.T) (dir string) {
 // capsule protects; a word that resolves to nothing adds nothing.
 func TestProtectedSet(t *testing.T) {
 	dir := protectedWorld(t)
-	t.Setenv(shell.EnvProtected, `["/parent/session"]`)
+	t.Setenv(sandbox.EnvProtected, `["/parent/session"]`)
 	record := filepath.Join(t.TempDir(), "trusted") // made by the set
 	t.Setenv(trust.EnvDir, record)
 	sess := filepath.Join(dir, ".planc", "sessions", "s1")
@@ -228,17 +228,17 @@ func TestRunProtected(t *testing.T) {
 type specScope struct {
 	*fakeScope
 	mu   sync.Mutex
-	spec shell.Spec
+	spec sandbox.Spec
 }
 
-func (s *specScope) Run(ctx context.Context, sp shell.Spec) shell.Result {
+func (s *specScope) Run(ctx context.Context, sp sandbox.Spec) sandbox.Result {
 	s.mu.Lock()
 	s.spec = sp
 	s.mu.Unlock()
 	return s.fakeScope.Run(ctx, sp)
 }
 
-func (s *specScope) last() shell.Spec {
+func (s *specScope) last() sandbox.Spec {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.spec

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/tracefile"
@@ -100,6 +100,6 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 // new attempt (S27).
 func (rd *redrive) removeScopes(task *session.Task) {
 	for k := range rd.opts.Redrive {
-		shell.RemoveScope(scopeName(task, k))
+		cgroups.RemoveScope(scopeName(task, k))
 	}
 }

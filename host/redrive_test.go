@@ -16,8 +16,8 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -26,23 +26,23 @@ import (
 // unless the file F exists.
 type scriptScope struct{ dir string }
 
-func (s scriptScope) Run(_ context.Context, sp shell.Spec) shell.Result {
+func (s scriptScope) Run(_ context.Context, sp sandbox.Spec) sandbox.Result {
 	switch sp.Argv[0] {
 	case "count":
 		f, err := os.OpenFile(filepath.Join(s.dir, sp.Argv[1]+".count"), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 		if err != nil {
-			return shell.Result{Err: err}
+			return sandbox.Result{Err: err}
 		}
 		f.WriteString("ran\n")
 		f.Close()
-		return shell.Result{Output: []byte(sp.Argv[1] + " done")}
+		return sandbox.Result{Output: []byte(sp.Argv[1] + " done")}
 	case "need":
 		if _, err := os.Stat(filepath.Join(s.dir, sp.Argv[1])); err != nil {
-			return shell.Result{Output: []byte("no " + sp.Argv[1]), Err: errors.New("exit status 1")}
+			return sandbox.Result{Output: []byte("no " + sp.Argv[1]), Err: errors.New("exit status 1")}
 		}
-		return shell.Result{Output: []byte("have " + sp.Argv[1])}
+		return sandbox.Result{Output: []byte("have " + sp.Argv[1])}
 	}
-	return shell.Result{Err: fmt.Errorf("unknown word %q", sp.Argv[0])}
+	return sandbox.Result{Err: fmt.Errorf("unknown word %q", sp.Argv[0])}
 }
 
 func (scriptScope) Kill() error           { return nil }

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -19,7 +19,7 @@ const ScopeFix = "run planc as root, or as a normal user under systemd-run --use
 // scopeRefusal is E-RUN-012's line for err, the error of a probe or of
 // opening the scope; on Linux it ends with ScopeFix.
 func scopeRefusal(err error) string {
-	msg := shell.ScopeRefusal(err)
+	msg := sandbox.ScopeRefusal(err)
 	if runtime.GOOS == "linux" {
 		msg += "; " + ScopeFix
 	}

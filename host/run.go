@@ -16,8 +16,8 @@ import (
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/protect/envpolicy"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
@@ -30,7 +30,7 @@ const DefaultShellTimeout = 10 * time.Minute
 
 // CodeNoScope is the refusal of a plan that needs a delegated cgroup v2
 // scope when there is none.
-const CodeNoScope = shell.Code
+const CodeNoScope = sandbox.Code
 
 // Codes documents the refusal codes of a run, as parser.Codes documents
 // the parser's and check.Rules the checker's: the README's table of codes
@@ -89,7 +89,7 @@ type Config struct {
 	// nil: the plan is read back from its plan file and checked in Env.
 	RedrivePlan int
 
-	// probe and open replace shell.Probe and shell.OpenScope in tests.
+	// probe and open replace sandbox.Probe and sandbox.OpenScope in tests.
 	probe func() error
 	open  func(name string) (shellScope, error)
 }
@@ -100,7 +100,7 @@ func (cfg *Config) probeScope() error {
 	if cfg.probe != nil {
 		return cfg.probe()
 	}
-	return shell.Probe()
+	return sandbox.Probe()
 }
 
 // openScope opens the plan's scope.
@@ -108,7 +108,7 @@ func (cfg *Config) openScope(name string) (shellScope, error) {
 	if cfg.open != nil {
 		return cfg.open(name)
 	}
-	sc, err := shell.OpenScope(name)
+	sc, err := sandbox.OpenScope(name)
 	if err != nil {
 		return nil, err // not a nil *Scope in an interface
 	}
@@ -361,11 +361,11 @@ func (r *run) startMCP(ctx context.Context, h *runHost) error {
 	if len(r.m.Tools.MCP) == 0 {
 		return nil
 	}
-	start := shell.StartProcess
+	start := sandbox.StartProcess
 	if ps, ok := h.scope.(serverStarter); ok {
-		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartServer(cmd, "mcp") }
+		start = func(cmd *exec.Cmd) (*sandbox.Process, error) { return ps.StartServer(cmd, "mcp") }
 	} else if ps, ok := h.scope.(capsule.Starter); ok {
-		start = func(cmd *exec.Cmd) (*shell.Process, error) { return ps.StartProcess(cmd, "mcp") }
+		start = func(cmd *exec.Cmd) (*sandbox.Process, error) { return ps.StartProcess(cmd, "mcp") }
 	}
 	ms, err := tools.StartServers(ctx, r.m, tools.Launch{Dir: h.task.WorkDir, ManifestDir: r.manifestDir, Start: start, Timeout: tools.MCPStartTimeout})
 	if err != nil {

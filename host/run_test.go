@@ -15,8 +15,8 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/capsule"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
@@ -36,16 +36,16 @@ func newFakeScope() *fakeScope {
 	return &fakeScope{killed: make(chan struct{}), started: make(chan struct{}, 10)}
 }
 
-func (f *fakeScope) Run(_ context.Context, sp shell.Spec) shell.Result {
+func (f *fakeScope) Run(_ context.Context, sp sandbox.Spec) sandbox.Result {
 	f.started <- struct{}{}
 	switch sp.Argv[0] {
 	case "block":
 		<-f.killed
-		return shell.Result{Err: errors.New("killed: every process of the plan was ended at once")}
+		return sandbox.Result{Err: errors.New("killed: every process of the plan was ended at once")}
 	case "big":
-		return shell.Result{Output: []byte(strings.Repeat("b", session.OutputLimit+10))}
+		return sandbox.Result{Output: []byte(strings.Repeat("b", session.OutputLimit+10))}
 	}
-	return shell.Result{Output: []byte(strings.Join(sp.Argv, " ") + " in " + filepath.Base(sp.Dir) + " protecting " + filepath.Base(sp.Protect[0]))}
+	return sandbox.Result{Output: []byte(strings.Join(sp.Argv, " ") + " in " + filepath.Base(sp.Dir) + " protecting " + filepath.Base(sp.Protect[0]))}
 }
 
 func (f *fakeScope) Kill() error {

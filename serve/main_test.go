@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/planc/planc/host/capsule"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -16,7 +16,7 @@ import (
 const envPlanc = "PLANC_SERVE_TEST_PLANC"
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == shell.ShimCommand || os.Args[1] == capsule.Command) {
+	if len(os.Args) > 1 && (os.Args[1] == sandbox.ShimCommand || os.Args[1] == capsule.Command) {
 		bin := os.Getenv(envPlanc)
 		if bin == "" {
 			fmt.Fprintf(os.Stderr, "serve.test: %s without $%s\n", os.Args[1], envPlanc)

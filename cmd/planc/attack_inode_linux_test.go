@@ -17,7 +17,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -69,12 +70,12 @@ func runAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) runOut {
 // owning cmd.Dir first. done, once cmd has ended, removes the cgroup.
 func prepareAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) (done func()) {
 	t.Helper()
-	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+conf.lock), env...)
+	cmd.Env = append(append(os.Environ(), sandbox.EnvLock+"="+conf.lock), env...)
 	if !conf.nonRoot {
 		return func() {}
 	}
 	chownNobody(cmd.Dir)
-	own, err := shell.OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
+	"github.com/planc/planc/host/sandbox/cgroups"
 
 	"github.com/planc/planc/internal/testkit"
 )
@@ -102,7 +103,7 @@ func TestAttackCapsuleCommand(t *testing.T) {
 type attackConf struct {
 	name    string
 	nonRoot bool   // planc runs as uid 65534 in a delegated cgroup
-	lock    string // shell.EnvLock's value
+	lock    string // sandbox.EnvLock's value
 }
 
 // attackConfs returns the ways planc runs here: root and not, under each
@@ -119,7 +120,7 @@ func attackConfs(t *testing.T) []attackConf {
 		if nonRoot {
 			who = "nonroot"
 		}
-		if shell.LandlockABI() >= 1 {
+		if sandbox.LandlockABI() >= 1 {
 			confs = append(confs, attackConf{who + "/landlock", nonRoot, ""})
 		}
 		confs = append(confs, attackConf{who + "/caps", nonRoot, "caps"})
@@ -157,7 +158,7 @@ func TestProtectionOffNonRoot(t *testing.T) {
 	if os.Geteuid() != 0 || err != nil || err2 != nil {
 		t.Skip("needs root, setpriv and unshare: to run planc without privileges in a delegated cgroup")
 	}
-	own, err := shell.OwnCgroupDir()
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -51,7 +51,7 @@ func attackRun(t *testing.T, dir string, args ...string) (stdout, stderr string,
 // cgroup v2 scope (planc run refuses shell steps without one).
 func attackNeedScope(t *testing.T) {
 	t.Helper()
-	if err := shell.Probe(); err != nil {
+	if err := sandbox.Probe(); err != nil {
 		t.Skipf("no delegated cgroup v2 scope here: %v", err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
@@ -95,7 +95,7 @@ func TestAttackToolsKernelFiles(t *testing.T) {
 			cmd.Env = append(os.Environ(), toolSecret)
 			if c.nonRoot {
 				filepathWalkChown(dir)
-				own, err := shell.OwnCgroupDir()
+				own, err := cgroups.OwnDir()
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -19,7 +19,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
@@ -268,8 +269,8 @@ func (w *attackWorld) checkIntact(t *testing.T, planJSON []byte) {
 func (w *attackWorld) plancCmd(t *testing.T) (*exec.Cmd, func()) {
 	t.Helper()
 	cmd := plancCmd(t, w.dir, "--session", w.sess, "--capsule", "capsule.json", "plan.json")
-	cmd.Env = append(append(os.Environ(), shell.EnvLock+"="+w.conf.lock), w.env...)
-	own, err := shell.OwnCgroupDir()
+	cmd.Env = append(append(os.Environ(), sandbox.EnvLock+"="+w.conf.lock), w.env...)
+	own, err := cgroups.OwnDir()
 	if err != nil {
 		t.Fatal(err)
 	}

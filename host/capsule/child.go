@@ -15,15 +15,15 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/vm"
 )
 
 // Command is the hidden planc subcommand a sub-capsule runs as: the
 // launcher starts `planc __capsule --roost DIR --session DIR MANIFEST`
 // (RunChild).
-const Command = shell.CapsuleCommand
+const Command = sandbox.CapsuleCommand
 
 // The environment of a sub-capsule (docs/capsules.md).
 const (
@@ -42,13 +42,13 @@ const (
 )
 
 // Grace is the time between a sub-capsule's SIGTERM and the SIGKILL of its
-// leaf cgroup: shell.DefaultGrace (5 s), unless PLANC_CAPSULE_GRACE gives
+// leaf cgroup: sandbox.DefaultGrace (5 s), unless PLANC_CAPSULE_GRACE gives
 // a positive Go duration.
 func Grace() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(EnvGrace)); err == nil && d > 0 {
 		return d
 	}
-	return shell.DefaultGrace
+	return sandbox.DefaultGrace
 }
 
 // statusOutcome is how a sub-capsule says it ended on its status pipe.

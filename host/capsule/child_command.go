@@ -14,8 +14,8 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect/envpolicy"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 )
 
 // command runs a command entrypoint inside this sub-capsule's planc
@@ -39,7 +39,7 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	}
 
 	argv := r.m.Entrypoint.Command
-	path, err := shell.Resolve(argv[0], r.manifestDir)
+	path, err := sandbox.Resolve(argv[0], r.manifestDir)
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
@@ -53,8 +53,8 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 		WaitDelay: time.Second,
 	}
 	// It runs as a shell step does: what the parent protects and this
-	// capsule's read_only paths are read-only for it (shell.Contain).
-	ct, err := shell.Contain(cmd, r.protectedPaths(sess.Dir))
+	// capsule's read_only paths are read-only for it (sandbox.Contain).
+	ct, err := sandbox.Contain(cmd, r.protectedPaths(sess.Dir))
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
@@ -118,7 +118,7 @@ wait:
 		}
 	}
 	if serr := ct.SetupErr(); serr != nil {
-		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", shell.ShimCommand, serr)
+		fmt.Fprintf(r.cfg.Stderr, "planc %s: %v\n", sandbox.ShimCommand, serr)
 	}
 	switch {
 	case parentGone:
@@ -140,7 +140,7 @@ func waitText(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + shell.SignalName(ws.Signal())
+			return "was killed by signal " + sandbox.SignalName(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
@@ -149,7 +149,7 @@ func waitText(err error) string {
 
 // protectedPaths is what the command must not write (session.Capsule's
 // Protected): this sub-capsule's whole session directory, its manifest's
-// read_only paths, the roost and its manifest (shell.Contain adds what the parent protects,
+// read_only paths, the roost and its manifest (sandbox.Contain adds what the parent protects,
 // which holds the parent's session, and so this one's, its roost and its
 // manifest already).
 func (r *child) protectedPaths(sessDir string) []string {

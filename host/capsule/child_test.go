@@ -16,8 +16,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -181,7 +181,7 @@ func waitFile(path string) bool {
 // only the shim, which drops it, so the command gets it once it runs. The
 // command sleeps for minutes; without the SIGTERM it would not end.
 func TestRunChildCanceledWhileStarting(t *testing.T) {
-	ct, err := shell.Contain(exec.Command("true"), []string{t.TempDir()})
+	ct, err := sandbox.Contain(exec.Command("true"), []string{t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

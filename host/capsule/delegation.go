@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
@@ -113,13 +113,13 @@ func (d *Launcher) delegationID(c vm.Call) string {
 }
 
 // Starter is a scope that can start a sub-capsule in a leaf cgroup of its
-// own: host/shell's *Scope.
+// own: host/sandbox's *Scope.
 type Starter interface {
-	StartProcess(cmd *exec.Cmd, kind string) (*shell.Process, error)
+	StartProcess(cmd *exec.Cmd, kind string) (*sandbox.Process, error)
 }
 
 // Unsupported is the error of a capsule step when the plan's scope cannot
-// start sub-capsules (a scope that is not host/shell's).
+// start sub-capsules (a scope that is not host/sandbox's).
 const Unsupported = "capsule steps are not supported by this runtime yet"
 
 // Spawn runs one attempt of a capsule step (docs/capsules.md): the roost

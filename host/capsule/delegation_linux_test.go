@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -36,7 +36,7 @@ while :; do sleep 0.02; done
 // cancel. Either way the launcher writes completion.json and leaves the
 // delegation's line to the task.
 func TestSpawnEndsLaunchingChild(t *testing.T) {
-	if err := shell.Probe(); err != nil {
+	if err := sandbox.Probe(); err != nil {
 		t.Skipf("no delegated cgroup v2 scope here: %v", err)
 	}
 	dir := t.TempDir()
@@ -44,7 +44,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 	if err := os.WriteFile(exe, []byte(fakeChild), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := shell.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-launch") // host/shell's tests leave it alone
+	sc, err := sandbox.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-launch") // host/sandbox's tests leave it alone
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -102,7 +102,7 @@ func TestSpawnKeepsEmptyOutput(t *testing.T) {
 // fakeStarter is a Starter that is never asked to start anything.
 type fakeStarter struct{}
 
-func (fakeStarter) StartProcess(*exec.Cmd, string) (*shell.Process, error) {
+func (fakeStarter) StartProcess(*exec.Cmd, string) (*sandbox.Process, error) {
 	panic("nothing should start")
 }
 

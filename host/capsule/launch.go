@@ -13,8 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 )
 
 // manifestFD is the index in ExtraFiles of the pipe that carries the
@@ -24,7 +24,7 @@ const manifestFD = 2
 // launched is one started sub-capsule, seen from its launcher.
 type launched struct {
 	cmd      *exec.Cmd
-	p        *shell.Process
+	p        *sandbox.Process
 	lifeline *os.File // the write end: closed once the child has exited
 	up       chan struct{}
 	end      chan status   // its outcome line, if it wrote one
@@ -102,9 +102,9 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 		Path: exe,
 		Args: []string{"planc", Command, "--roost", roost, "--session", sessDir, "--manifest-fd", strconv.Itoa(3 + manifestFD), rc.Path},
 		Dir:  d.task.WorkDir,
-		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth, shell.EnvProtected),
+		Env: append(withoutEnv(os.Environ(), EnvSpawnedBy, EnvDelegationID, EnvDelegationDepth, sandbox.EnvProtected),
 			EnvSpawnedBy+"="+d.task.Session.Info.ID, EnvDelegationID+"="+id, EnvDelegationDepth+"="+strconv.Itoa(d.depth+1),
-			shell.ProtectedEnv(d.Protect)),
+			sandbox.ProtectedEnv(d.Protect)),
 		Stdin: in, Stdout: out, Stderr: errf,
 		ExtraFiles: []*os.File{lifeR, statW, srcR},
 	}

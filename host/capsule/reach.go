@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/host/shell"
 )
 
 // RunFile is a file a sub-capsule would run: what its spawner protects
@@ -106,7 +106,7 @@ func (d *Launcher) reachAtStart() {
 			add(runPath(w, dir), what)
 			if strings.ContainsRune(w, '/') {
 				d.guard(session.AbsPath(dir, w), name, what, false)
-			} else if p, err := shell.Resolve(w, dir); err == nil {
+			} else if p, err := sandbox.Resolve(w, dir); err == nil {
 				d.pin(p, name, what) // the file on PATH, through its links
 			}
 		}
@@ -303,7 +303,7 @@ func orNothing(p string) string {
 // links followed; for a word with a slash that names nothing yet, its
 // path; "" for a bare word that resolves to nothing.
 func runPath(word, dir string) string {
-	if p, err := shell.Resolve(word, dir); err == nil {
+	if p, err := sandbox.Resolve(word, dir); err == nil {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			return real
 		}

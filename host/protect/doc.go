@@ -149,7 +149,7 @@
 //
 // This is a best-effort pre-check that refuses the common and the obvious
 // cases with a clear message; the kernel protection in the shell runner
-// (host/shell) is the real guard for shell steps, and OpenWrite for the
+// (host/sandbox) is the real guard for shell steps, and OpenWrite for the
 // built-in tools. Not seen: what any other
 // program writes (make, go, cargo, git, tar, patch, interpreters, scripts
 // run by file name, source), values of variables and command output,

@@ -3,12 +3,12 @@ package tools
 import (
 	"sync"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 )
 
 // BinaryFinder returns check.Capabilities.Found for a run in dir ("" is
 // the current directory): whether a shell step's first word resolves now
-// as a run resolves it (shell.Resolve: PATH, or a path from dir). Each
+// as a run resolves it (sandbox.Resolve: PATH, or a path from dir). Each
 // word is looked up once.
 func BinaryFinder(dir string) func(bin string) bool {
 	var mu sync.Mutex
@@ -18,7 +18,7 @@ func BinaryFinder(dir string) func(bin string) bool {
 		defer mu.Unlock()
 		found, ok := seen[bin]
 		if !ok {
-			_, err := shell.Resolve(bin, dir)
+			_, err := sandbox.Resolve(bin, dir)
 			found = err == nil
 			seen[bin] = found
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/protect/envpolicy"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/toolschema"
 )
 
@@ -125,7 +125,7 @@ func MCPInputs(infos []ToolInfo) map[string]json.RawMessage {
 
 // listServer starts srv, lists its tools and ends it.
 func listServer(ctx context.Context, srv ast.MCPServer, o ListOptions) ([]ToolInfo, error) {
-	s, err := startMCPServer(ctx, srv, Launch{Dir: o.Dir, ManifestDir: o.ManifestDir, Start: shell.StartProcess, Timeout: o.Timeout})
+	s, err := startMCPServer(ctx, srv, Launch{Dir: o.Dir, ManifestDir: o.ManifestDir, Start: sandbox.StartProcess, Timeout: o.Timeout})
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +179,7 @@ const cacheVersion = "planc-tools-1"
 // inode, size and modification time), its working directory, its
 // environment's names and the manifest's values for it.
 func cacheKey(srv ast.MCPServer, o ListOptions) (string, error) {
-	path, err := shell.Resolve(srv.Command[0], o.ManifestDir)
+	path, err := sandbox.Resolve(srv.Command[0], o.ManifestDir)
 	if err != nil {
 		return "", err
 	}

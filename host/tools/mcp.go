@@ -17,7 +17,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect/envpolicy"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 )
 
 // MCPStartTimeout bounds how long an MCP server has to start, answer the
@@ -44,14 +44,14 @@ type mcpServer struct {
 	name    string
 	session *mcp.ClientSession
 	tools   []*mcp.Tool
-	proc    *shell.Process
+	proc    *sandbox.Process
 	stderr  tail
 }
 
 // StartFunc starts a server's process: in a leaf cgroup of the plan's
-// scope (host/shell's Scope.StartProcess) or in a process group of its
-// own (shell.StartProcess).
-type StartFunc func(cmd *exec.Cmd) (*shell.Process, error)
+// scope (host/sandbox's Scope.StartProcess) or in a process group of its
+// own (sandbox.StartProcess).
+type StartFunc func(cmd *exec.Cmd) (*sandbox.Process, error)
 
 // Launch is how a run starts its MCP servers.
 type Launch struct {
@@ -70,7 +70,7 @@ type Launch struct {
 // (docs/manifest.md). The error names the server and says what happened.
 func startMCPServer(ctx context.Context, srv ast.MCPServer, l Launch) (*mcpServer, error) {
 	s := &mcpServer{name: srv.Name}
-	path, err := shell.Resolve(srv.Command[0], l.ManifestDir)
+	path, err := sandbox.Resolve(srv.Command[0], l.ManifestDir)
 	if err != nil {
 		return nil, s.startError(err)
 	}
@@ -241,7 +241,7 @@ func (s *mcpServer) startError(err error) error {
 }
 
 // exitText says how p's main process ended.
-func exitText(p *shell.Process) string {
+func exitText(p *sandbox.Process) string {
 	if err := p.Err(); err != nil {
 		return err.Error()
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 )
 
 // Servers is the MCP servers of one run and which one serves each of
@@ -52,7 +52,7 @@ func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string,
 // inputSchema as JSON text (nil when the server gave none), which
 // check.Capabilities.WithSchemas takes.
 func ListMCPToolInputs(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) (map[string]json.RawMessage, error) {
-	ms, err := StartServers(ctx, m, Launch{Dir: dir, ManifestDir: manifestDir, Start: shell.StartProcess, Timeout: timeout})
+	ms, err := StartServers(ctx, m, Launch{Dir: dir, ManifestDir: manifestDir, Start: sandbox.StartProcess, Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/ast"
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -23,7 +23,7 @@ func init() { testkit.ServeMCPIfAsked() }
 func startTestServer(t *testing.T, name, mode string, timeout time.Duration) (*mcpServer, error) {
 	t.Helper()
 	srv := ast.MCPServer{Name: name, Command: testkit.MCPServerCommand(t, mode)}
-	s, err := startMCPServer(context.Background(), srv, Launch{Dir: t.TempDir(), Start: shell.StartProcess, Timeout: timeout})
+	s, err := startMCPServer(context.Background(), srv, Launch{Dir: t.TempDir(), Start: sandbox.StartProcess, Timeout: timeout})
 	if s != nil {
 		t.Cleanup(func() { s.close() })
 	}
@@ -112,11 +112,11 @@ func TestMCPServerClose(t *testing.T) {
 }
 
 func TestMCPServerStartErrors(t *testing.T) {
-	_, err := startMCPServer(context.Background(), ast.MCPServer{Name: "nx", Command: []string{"planc-no-such-server"}}, Launch{Start: shell.StartProcess, Timeout: time.Second})
+	_, err := startMCPServer(context.Background(), ast.MCPServer{Name: "nx", Command: []string{"planc-no-such-server"}}, Launch{Start: sandbox.StartProcess, Timeout: time.Second})
 	if err == nil || !strings.HasPrefix(err.Error(), `MCP server "nx" did not start: cannot run "planc-no-such-server": `) {
 		t.Errorf("no such command: %v", err)
 	}
-	_, err = startMCPServer(context.Background(), ast.MCPServer{Name: "rel", Command: []string{"./server"}}, Launch{ManifestDir: t.TempDir(), Start: shell.StartProcess, Timeout: time.Second})
+	_, err = startMCPServer(context.Background(), ast.MCPServer{Name: "rel", Command: []string{"./server"}}, Launch{ManifestDir: t.TempDir(), Start: sandbox.StartProcess, Timeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), `cannot run "./server"`) {
 		t.Errorf("relative command: %v", err)
 	}
@@ -136,7 +136,7 @@ func TestMCPServerStartErrors(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = startMCPServer(ctx, ast.MCPServer{Name: "c", Command: testkit.MCPServerCommand(t, "hang")}, Launch{Start: shell.StartProcess, Timeout: time.Second})
+	_, err = startMCPServer(ctx, ast.MCPServer{Name: "c", Command: testkit.MCPServerCommand(t, "hang")}, Launch{Start: sandbox.StartProcess, Timeout: time.Second})
 	if err == nil || err.Error() != `MCP server "c" did not start: canceled` {
 		t.Errorf("canceled: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
 )
 
 var (
@@ -61,12 +61,12 @@ func BuildPlanc() error {
 
 // Main runs the tests and removes what PlancBinary built; its result is
 // the exit status: a TestMain ends with os.Exit(testkit.Main(m)). When
-// host/shell re-executes the test binary as its shim (`/proc/self/exe
-// __shim …`, as shell.Contain does for a capsule's command), Main runs the
+// host/sandbox re-executes the test binary as its shim (`/proc/self/exe
+// __shim …`, as sandbox.Contain does for a capsule's command), Main runs the
 // shim instead of the tests.
 func Main(m *testing.M) int {
 	if Reexecuted() {
-		return shell.ShimMain(os.Args[2:])
+		return sandbox.ShimMain(os.Args[2:])
 	}
 	// The trusted manifests' record is the tests' own, never the user's.
 	var trustDir string
@@ -88,8 +88,8 @@ func Main(m *testing.M) int {
 }
 
 // Reexecuted reports whether this test binary was re-executed as
-// host/shell's shim, when Main runs the shim and no test: a TestMain
+// host/sandbox's shim, when Main runs the shim and no test: a TestMain
 // prepares its tests only when it was not.
 func Reexecuted() bool {
-	return len(os.Args) > 1 && os.Args[1] == shell.ShimCommand
+	return len(os.Args) > 1 && os.Args[1] == sandbox.ShimCommand
 }

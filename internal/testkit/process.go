@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/host/sandbox"
+	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -18,7 +19,7 @@ import (
 // E-RUN-012.
 func NeedScope(t testing.TB) {
 	t.Helper()
-	if err := shell.Probe(); err != nil {
+	if err := sandbox.Probe(); err != nil {
 		t.Skipf("no delegated cgroup v2 scope here: %v", err)
 	}
 }
@@ -28,7 +29,7 @@ func NeedScope(t testing.TB) {
 // other tests running at once do not count.
 func ScopesLeft(t testing.TB, session string) []string {
 	t.Helper()
-	dir, err := shell.OwnCgroupDir()
+	dir, err := cgroups.OwnDir()
 	if err != nil {
 		return nil // no cgroup v2 here: no scope was made
 	}

@@ -31,8 +31,8 @@ const (
 	parseTarget    = 1.0  // parse+check time over encoding/json's, at 10k and 100k (issue 26)
 	parseBytes     = 1.0  // parse+check bytes allocated over encoding/json's, same sizes
 	parseAt        = "10k"
-	schedNsTarget  = 500 // ns per step (issue 26)
-	schedAllocs    = 1   // allocations per step
+	schedNsTarget  = 500  // ns per step (issue 26)
+	schedAllocs    = 1    // allocations per step
 	linearTarget   = 1.5  // per-step cost at 100k over the cost at 1k
 	growthTarget   = 12.0 // parse+check time at 100k over the time at 10k (issue 2)
 	largeSize      = "100k"

@@ -1,6 +1,6 @@
 // Package envpolicy decides the environment of every process a plan
 // starts: shell steps, a capsule's command entrypoint and MCP servers. It
-// sits between planc's own environment and those processes: host/shell
+// sits between planc's own environment and those processes: host/sandbox
 // builds a step's environment with it, the host an MCP server's and a
 // capsule command's.
 //

@@ -1,0 +1,356 @@
+package sandbox
+
+// The spawner: a `planc __shim -spawn`, already in the namespaces and
+// under the restrictions that the shim sets up (shim/shim_linux.go), which
+// starts each protected step as its own child. It spares each step a
+// re-exec of planc and the set-up, which would be most of what a step
+// costs: the set-up is per scope, not per step. A scope runs one spawner
+// per set of protected paths, and up to maxSpawners while steps start in
+// parallel (spawnerFor): forking a step waits until it has exec'd, so one
+// spawner starts one step at a time. Each is the same shim, set up the
+// same way, process 1 of a PID namespace of its own: steps of different
+// spawners do not see each other's processes.
+//
+// It starts in the scope (its steps' cgroup namespace is rooted there),
+// moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
+// socket pair (its fd 3), in the compact format of shim/spawnproto_linux.go: a
+// request is one message with two descriptors (the step's output pipe and
+// its leaf cgroup, into which the spawner clones the step with
+// CLONE_INTO_CGROUP); a reply message holds one or more replies: the
+// spawner's readiness (ID 0), then per request one, either why the step
+// did not start or, once it has ended, its wait status. The runner does
+// not wait for the start: the step's wait returns either.
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/planc/planc/host/sandbox/cgroups"
+	"github.com/planc/planc/host/sandbox/shim"
+	"golang.org/x/sys/unix"
+)
+
+// errTooBig is a request too big for the spawner's socket.
+var errTooBig = errors.New("request too big for the spawner")
+
+// spawner is the runner's side of one spawner process.
+type spawner struct {
+	fd   int // our end of the socket
+	cmd  *exec.Cmd
+	leaf *leaf
+
+	mu      sync.Mutex
+	next    uint64
+	waits   map[uint64]chan shim.Reply // by request id
+	pending int                        // handed out by spawnerFor, not yet spawned (reserve)
+	err     error                      // why the spawner is gone, once it is
+	done    chan struct{}              // closed when the reader has ended
+	once    sync.Once
+}
+
+// maxSpawners bounds the spawners a scope runs for one set of protected
+// paths: min(GOMAXPROCS, 4).
+func maxSpawners() int { return min(runtime.GOMAXPROCS(0), 4) }
+
+// spawnerFor returns a spawner of the scope for protect: the one with the
+// fewest steps in flight, or a new one when every one has a step in
+// flight and there are fewer than maxSpawners. A spawner starts one step
+// at a time (fork waits until the step has exec'd), so a second one lets
+// two steps start at once. Each is a shim of its own, set up by the same
+// path as the first: its restrictions are the same by construction, and
+// as process 1 of its own PID namespace it reaps its own orphans.
+func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
+	key := strings.Join(protect, "\x00")
+	s.sys.spawnMu.Lock()
+	defer s.sys.spawnMu.Unlock()
+	if err := s.ended(); err != nil {
+		return nil, err
+	}
+	pool := s.sys.spawners[key][:0] // the ones that still serve
+	var best *spawner
+	bestLoad := 0
+	for _, spw := range s.sys.spawners[key] {
+		load, err := spw.load()
+		if err != nil {
+			spw.close()
+			continue
+		}
+		pool = append(pool, spw)
+		if best == nil || load < bestLoad {
+			best, bestLoad = spw, load
+		}
+	}
+	if s.sys.spawners == nil {
+		s.sys.spawners = map[string][]*spawner{}
+	}
+	s.sys.spawners[key] = pool
+	if best != nil && (bestLoad == 0 || len(pool) >= maxSpawners()) {
+		best.reserve()
+		return best, nil
+	}
+	spw, err := s.startSpawner(protect)
+	if err != nil {
+		if best != nil {
+			best.reserve()
+			return best, nil // the ones that serve still do
+		}
+		return nil, err
+	}
+	s.sys.spawners[key] = append(pool, spw)
+	spw.reserve()
+	return spw, nil
+}
+
+// reserve counts a step that spawnerFor handed the spawner and that has
+// not reached spawn yet, so that steps arriving together (while a spawner
+// starts, say) are spread over the pool instead of all finding the same
+// one idle. The caller ends the reservation with unreserve once the step
+// was spawned, or was not.
+func (spw *spawner) reserve() {
+	spw.mu.Lock()
+	spw.pending++
+	spw.mu.Unlock()
+}
+
+// unreserve ends a reservation.
+func (spw *spawner) unreserve() {
+	spw.mu.Lock()
+	spw.pending--
+	spw.mu.Unlock()
+}
+
+// startSpawner starts a spawner for protect and waits until it is ready.
+func (s *Scope) startSpawner(protect []string) (*spawner, error) {
+	l, err := s.newLeaf("spawner")
+	if err != nil {
+		return nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		l.finish()
+		return nil, err
+	}
+	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, shim.MaxMessage)
+	theirs := os.NewFile(uintptr(fds[1]), "spawner")
+	// It starts in the scope, where its cgroup namespace is rooted, and
+	// moves into its leaf.
+	scopeFD, err := unix.Open(s.sys.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		theirs.Close()
+		unix.Close(fds[0])
+		l.finish()
+		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
+	}
+	m := s.mode()
+	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Move: l.dir, Report: true}.Args(s.Shim)
+	if err != nil {
+		theirs.Close()
+		unix.Close(fds[0])
+		unix.Close(scopeFD)
+		l.finish()
+		return nil, err
+	}
+	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}, SysProcAttr: m.attr(scopeFD)}
+	err = cmd.Start()
+	theirs.Close()
+	unix.Close(scopeFD)
+	l.closeFD()
+	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan shim.Reply{}, done: make(chan struct{})}
+	if err != nil {
+		unix.Close(fds[0])
+		l.finish()
+		return nil, fmt.Errorf("starting the spawner: %w", err)
+	}
+	var ready shim.Reply
+	buf := make([]byte, 64<<10)
+	err = spw.read(buf, func(rep shim.Reply) { ready = rep })
+	if err == nil && ready.Kind == shim.ReplyFailed {
+		err = errors.New(ready.Err)
+	}
+	if err != nil {
+		close(spw.done)
+		spw.close()
+		return nil, err
+	}
+	go spw.readReplies(buf)
+	return spw, nil
+}
+
+// read reads one message of replies and calls each with every one.
+func (spw *spawner) read(buf []byte, each func(shim.Reply)) error {
+	for {
+		n, err := unix.Read(spw.fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("the spawner's socket: %w", err)
+		}
+		if n == 0 {
+			return errors.New("the spawner of protected steps ended")
+		}
+		return shim.DecodeReplies(buf[:n], each)
+	}
+}
+
+// readReplies hands each reply to the step waiting for it, until the
+// spawner is gone; then every waiting step learns why.
+func (spw *spawner) readReplies(buf []byte) {
+	var err error
+	hand := func(rep shim.Reply) {
+		spw.mu.Lock()
+		ch := spw.waits[rep.ID]
+		delete(spw.waits, rep.ID)
+		spw.mu.Unlock()
+		if ch != nil {
+			ch <- rep
+		}
+	}
+	for err == nil {
+		err = spw.read(buf, hand)
+	}
+	spw.mu.Lock()
+	spw.err = err
+	for id, ch := range spw.waits {
+		close(ch)
+		delete(spw.waits, id)
+	}
+	spw.mu.Unlock()
+	close(spw.done)
+}
+
+// load returns the number of steps in flight on the spawner, those
+// handed to it and not yet spawned included, or why it is gone.
+func (spw *spawner) load() (int, error) {
+	spw.mu.Lock()
+	defer spw.mu.Unlock()
+	return len(spw.waits) + spw.pending, spw.err
+}
+
+// gone returns why the spawner is gone, or nil while it serves.
+func (spw *spawner) gone() error {
+	spw.mu.Lock()
+	defer spw.mu.Unlock()
+	return spw.err
+}
+
+// spawn has the spawner start req in the leaf cgroup open as cgroupFD,
+// with out as its standard output and error, and returns how to wait for
+// its main process: the wait returns a *startError when the step did not
+// start. It returns errTooBig when req does not fit in one message.
+func (spw *spawner) spawn(req shim.Request, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
+	req.Op = shim.OpSpawn
+	req.Env = dedupEnv(req.Env)
+	if shim.RequestSize(req) > shim.MaxMessage-(64<<10) {
+		return nil, errTooBig
+	}
+	ch := make(chan shim.Reply, 1)
+	spw.mu.Lock()
+	if spw.err != nil {
+		spw.mu.Unlock()
+		return nil, spw.err
+	}
+	spw.next++
+	req.ID = spw.next
+	spw.waits[req.ID] = ch
+	spw.mu.Unlock()
+	err := spw.send(req, unix.UnixRights(int(out.Fd()), cgroupFD))
+	if err != nil {
+		spw.mu.Lock()
+		delete(spw.waits, req.ID)
+		spw.mu.Unlock()
+		return nil, err
+	}
+	return func() (syscall.WaitStatus, error) {
+		rep, ok := <-ch
+		switch {
+		case !ok:
+			return 0, spw.gone()
+		case rep.Kind == shim.ReplyFailed:
+			return 0, &startError{errors.New(rep.Err)}
+		}
+		return syscall.WaitStatus(rep.Status), nil
+	}, nil
+}
+
+// dedupEnv keeps only the last of the settings of a variable that env
+// sets more than once, as os/exec does for the steps started directly.
+func dedupEnv(env []string) []string {
+	last := make(map[string]int, len(env))
+	for i, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		last[name] = i
+	}
+	if len(last) == len(env) {
+		return env
+	}
+	out := make([]string, 0, len(last))
+	for i, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); last[name] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// sendBufs recycles the buffers requests are encoded in.
+var sendBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// send sends req with the descriptors in oob.
+func (spw *spawner) send(req shim.Request, oob []byte) error {
+	bp := sendBufs.Get().(*[]byte)
+	data := shim.AppendRequest((*bp)[:0], req)
+	// A SOCK_SEQPACKET message goes whole: senders need no lock.
+	err := unix.Sendmsg(spw.fd, data, oob, nil, 0)
+	if cap(data) <= 64<<10 {
+		*bp = data
+		sendBufs.Put(bp)
+	}
+	switch {
+	case err == unix.EMSGSIZE:
+		return errTooBig
+	case err != nil:
+		return fmt.Errorf("asking the spawner: %w", err)
+	}
+	return nil
+}
+
+// reap has the spawner reap the processes that ended in its namespace
+// (the orphans of a step, which no pidfd of its tells it about).
+func (spw *spawner) reap() {
+	spw.send(shim.Request{ID: ^uint64(0), Op: shim.OpReap}, nil)
+}
+
+// removeLeaf removes the leaf dir of a step the spawner started; when
+// processes of the step were left in it, which removeCgroup kills, the
+// spawner reaps them.
+func (spw *spawner) removeLeaf(dir string) error {
+	err := unix.Rmdir(dir)
+	if err == unix.EBUSY {
+		err = cgroups.Remove(dir)
+		spw.reap()
+		return err
+	}
+	if err == nil || err == unix.ENOENT {
+		return nil
+	}
+	return fmt.Errorf("removing %s: %w", dir, err)
+}
+
+// close ends the spawner: its socket is shut, which makes it kill the
+// steps it still runs and exit; it is reaped and its leaf removed.
+func (spw *spawner) close() {
+	spw.once.Do(func() {
+		unix.Shutdown(spw.fd, unix.SHUT_RDWR)
+		<-spw.done
+		unix.Close(spw.fd)
+		spw.cmd.Wait()
+		spw.leaf.finish()
+	})
+}

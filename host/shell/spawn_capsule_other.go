@@ -1,7 +1,0 @@
-//go:build !linux
-
-package shell
-
-// ClearNested does nothing elsewhere than Linux: there are no cgroups to
-// clear.
-func (p *Process) ClearNested() error { return nil }
