@@ -177,10 +177,12 @@ func (l *Launcher) Close() error {
 	}
 	close(l.stopRenew)
 	<-l.renewDone
+	name := l.lease.Name
+	l.lease = nil
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	bg := metav1.DeletePropagationBackground
-	err := l.cfg.Client.CoordinationV1().Leases(l.cfg.Namespace).Delete(ctx, l.lease.Name, metav1.DeleteOptions{PropagationPolicy: &bg})
+	err := l.cfg.Client.CoordinationV1().Leases(l.cfg.Namespace).Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: &bg})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return apiRefusal(err, "delete", "leases", l.cfg.Namespace, "end the session's lease")
 	}
@@ -525,17 +527,28 @@ func (l *Launcher) observe(ctx context.Context, name string, fn func(*corev1.Pod
 			return apiRefusal(err, "watch", "pods", l.cfg.Namespace, "follow its Pod")
 		}
 		done := false
-		for ev := range w.ResultChan() {
-			p, ok := ev.Object.(*corev1.Pod)
-			if !ok || p.Name != name {
-				continue
-			}
-			if ev.Type == watch.Deleted {
-				p = nil
-			}
-			if fn(p) {
-				done = true
-				break
+		// A watch ends at its context's end; not every client's does by
+		// itself.
+	events:
+		for {
+			select {
+			case <-wctx.Done():
+				break events
+			case ev, ok := <-w.ResultChan():
+				if !ok {
+					break events
+				}
+				p, ok := ev.Object.(*corev1.Pod)
+				if !ok || p.Name != name {
+					continue
+				}
+				if ev.Type == watch.Deleted {
+					p = nil
+				}
+				if fn(p) {
+					done = true
+					break events
+				}
 			}
 		}
 		w.Stop()
