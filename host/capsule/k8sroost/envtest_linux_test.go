@@ -566,3 +566,121 @@ func TestClusterRefusals(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// plancRun starts `planc run --roost k8s:agents` of plan in a fresh
+// directory, as the planc service account, with a capsule that may spawn
+// allow; it returns the command, its output buffers and the directory.
+func plancRun(t *testing.T, c *cluster, plan string, allow string, env ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer, string) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "capsule.json"), []byte(`{"name": "local/top", "capabilities": {"plan": {"submit": true}, "spawn": {"allow": ["`+allow+`"]}}}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "plan.json"), []byte(plan), 0o644)
+	cmd := exec.Command(testkit.PlancBinary(t), "run", "--quiet", "--capsule", "capsule.json", "--roost", "k8s:agents", "plan.json")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+c.standIn.kubeconf)
+	cmd.Env = append(cmd.Env, env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out, &errb, dir
+}
+
+// TestClusterPlancRun: planc run --roost k8s:agents runs a plan whose
+// three capsule steps run at once as Pods and answer.
+func TestClusterPlancRun(t *testing.T) {
+	c := docsCluster(t)
+	testkit.NeedScope(t)
+	capsuleCM(t, c, "echoer", "img:1", "read -r o; echo \"answer to $o\"\n")
+	cmd, out, errb, _ := plancRun(t, c, `{"id": "fan", "steps": [
+  {"id": "a", "capsule": "echoer", "input": "A"},
+  {"id": "b", "capsule": "echoer", "input": "B"},
+  {"id": "c", "capsule": "echoer", "input": "C"}
+]}`, "local/echoer")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("planc run: %v\n%s%s", err, out, errb)
+	}
+	for _, x := range []string{"A", "B", "C"} {
+		if !strings.Contains(out.String(), `answer to `+x) {
+			t.Errorf("no answer to %s in\n%s", x, out)
+		}
+	}
+}
+
+// TestClusterKill9: kill -9 of the parent planc: its Lease is no longer
+// renewed, and the child records spawner_ended and ends within the Lease's
+// duration plus the grace, writing no completion.json.
+func TestClusterKill9(t *testing.T) {
+	c := docsCluster(t)
+	testkit.NeedScope(t)
+	capsuleCM(t, c, "forever", "img:1", "while :; do sleep 0.1; done\n")
+	cmd, out, errb, _ := plancRun(t, c, `{"id": "k", "steps": [{"id": "f", "capsule": "forever", "input": "x"}]}`, "local/forever",
+		EnvLeaseDuration+"=3s")
+	var proc *podProc
+	testkit.Eventually(t, 2*time.Minute, "the child's session_start", func() bool {
+		c.standIn.mu.Lock()
+		defer c.standIn.mu.Unlock()
+		for name, p := range c.standIn.procs {
+			if strings.HasPrefix(name, "planc-plan-1-f-1-") && p != nil && !p.deleted {
+				if _, err := os.Stat(filepath.Join(p.dir, "session", session.TraceFile)); err == nil {
+					proc = p
+					return true
+				}
+			}
+		}
+		return false
+	})
+	testkit.WaitEvent(t, filepath.Join(proc.dir, "session", session.TraceFile), "session_start", 1)
+	cmd.Process.Kill()
+	cmd.Wait()
+	killed := time.Now()
+	select {
+	case <-proc.done:
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the child still runs 2 minutes after its parent's kill -9\n%s%s", out, errb)
+	}
+	if d := time.Since(killed); d > 3*time.Second+5*time.Second+10*time.Second {
+		t.Errorf("the child ended %v after its parent's kill -9", d)
+	}
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(proc.dir, "session", session.TraceFile))); !slices.Equal(ev, []string{"session_start", "spawner_ended"}) {
+		t.Errorf("the child's trace %v", ev)
+	}
+	if _, err := os.Stat(filepath.Join(proc.dir, "session", "completion.json")); !os.IsNotExist(err) {
+		t.Errorf("completion.json: %v", err)
+	}
+}
+
+// TestClusterRedrive: a capsule step's second attempt (a retry, or a
+// redrive, which numbers its attempts on) is a fresh Pod with a new
+// delegation id.
+func TestClusterRedrive(t *testing.T) {
+	c := docsCluster(t)
+	capsuleCM(t, c, "flaky", "img:1", "read -r o; [ \"$o\" = ok ] || { echo \"not ok: $o\" >&2; exit 1; }; echo fine\n")
+	l, task := parent(t, c.sa, "local/flaky")
+	first := call("f", "flaky", "bad")
+	if _, err := l.Spawn(t.Context(), first); err == nil || !strings.Contains(err.Error(), "not ok: bad") {
+		t.Errorf("attempt 1: %v", err)
+	}
+	second := call("f", "flaky", "ok")
+	second.Attempt = 2
+	if out, err := l.Spawn(t.Context(), second); err != nil || out != "fine\n" {
+		t.Errorf("attempt 2: %q %v", out, err)
+	}
+	lines := testkit.TraceLines(t, filepath.Join(task.Session.Dir, session.TraceFile))
+	var ids []string
+	for _, x := range lines {
+		if x["event"] == "delegation" {
+			ids = append(ids, fmt.Sprint(x["delegation_id"], " ", x["outcome"]))
+		}
+	}
+	if !slices.Equal(ids, []string{"plan-1-f-1 failed", "plan-1-f-2 completed"}) {
+		t.Errorf("delegations %v", ids)
+	}
+	c.standIn.mu.Lock()
+	_, p1 := c.standIn.procs[PodName(task.Session.Info.ID, "plan-1-f-1")]
+	_, p2 := c.standIn.procs[PodName(task.Session.Info.ID, "plan-1-f-2")]
+	c.standIn.mu.Unlock()
+	if !p1 || !p2 {
+		t.Errorf("Pods run: first %v, second %v", p1, p2)
+	}
+}

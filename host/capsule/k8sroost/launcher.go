@@ -34,6 +34,10 @@ import (
 // parent has not renewed it for this long ends.
 const DefaultLeaseDuration = 30 * time.Second
 
+// EnvLeaseDuration, a Go duration of at least a second, replaces
+// DefaultLeaseDuration; for tests.
+const EnvLeaseDuration = "PLANC_K8S_LEASE_DURATION"
+
 // The environment of a capsule's Pod, beside capsule.EnvSpawnedBy,
 // capsule.EnvDelegationID and capsule.EnvDelegationDepth.
 const (
@@ -97,6 +101,9 @@ type endedDelegation struct{ planID, stepID, id string }
 func New(cfg Config) *Launcher {
 	if cfg.Grace <= 0 {
 		cfg.Grace = capsule.Grace()
+	}
+	if d, err := time.ParseDuration(os.Getenv(EnvLeaseDuration)); cfg.LeaseDuration <= 0 && err == nil && d >= time.Second {
+		cfg.LeaseDuration = d
 	}
 	if cfg.LeaseDuration <= 0 {
 		cfg.LeaseDuration = DefaultLeaseDuration
