@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries that host/capsule/k8sroost's
-# integration tests start through controller-runtime's envtest — etcd and
-# kube-apiserver — from the Go module proxy, into a cache directory
+# integration tests start — etcd and kube-apiserver (envtest starts
+# them), kube-controller-manager (its garbage collector, started by the
+# test that needs it) — from the Go module proxy, into a cache directory
 # outside the tree, and prints that directory: point KUBEBUILDER_ASSETS at
 # it. Binaries already in the cache are reused, so a second run is
 # instant.
@@ -13,8 +14,11 @@
 # both carry replace directives (to their staging/ trees and sibling
 # modules) that `go install` refuses. So each is built from a small wrapper
 # module of our own whose replaces point every k8s.io/<staging> module at
-# its published release instead. The builds are niced: they take 10–20
-# minutes on 2 cores and about 2.5 GB of memory.
+# its published release instead. The builds are niced: on 2 cores shared
+# with other work, etcd took a minute, kube-apiserver about 20 minutes and
+# kube-controller-manager 6 more; about 2.5 GB of memory at the peak.
+# ENVTEST_EXTRA names more commands of k8s.io/kubernetes/cmd to build
+# (kube-scheduler).
 #
 # Environment: PLANC_ENVTEST_CACHE (default
 # ${XDG_CACHE_HOME:-$HOME/.cache}/planc/envtest), KUBE_VERSION (1.37.2),
@@ -70,5 +74,5 @@ build_kube() { # build_kube CMD...
 }
 
 build_etcd
-build_kube kube-apiserver ${ENVTEST_EXTRA:-}
+build_kube kube-apiserver kube-controller-manager ${ENVTEST_EXTRA:-}
 echo "$cache"

@@ -684,3 +684,53 @@ func TestClusterRedrive(t *testing.T) {
 		t.Errorf("Pods run: first %v, second %v", p1, p2)
 	}
 }
+
+// TestClusterGarbageCollector: when the parent ends normally it deletes
+// its Lease, and the cluster's garbage collector (kube-controller-manager's,
+// started here from $KUBEBUILDER_ASSETS when it was built there) removes
+// what the Lease owned.
+func TestClusterGarbageCollector(t *testing.T) {
+	c := docsCluster(t)
+	env, admin := controlPlane(t)
+	kcm := filepath.Join(os.Getenv("KUBEBUILDER_ASSETS"), "kube-controller-manager")
+	if _, err := os.Stat(kcm); err != nil {
+		t.Skipf("no kube-controller-manager in $KUBEBUILDER_ASSETS (scripts/envtest-assets.sh builds it): %v", err)
+	}
+	u, err := env.AddUser(envtest.User{Name: "kcm", Groups: []string{"system:masters"}}, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := u.KubeConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "kubeconfig"), kc, 0o600)
+	cmd := exec.Command(kcm, "--kubeconfig="+filepath.Join(dir, "kubeconfig"), "--controllers=garbagecollector",
+		"--leader-elect=false", "--secure-port=0", "--cert-dir="+dir)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+
+	l, _ := parent(t, c.sa, "local/echoer")
+	lease, err := l.ensureLease(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	owned := &corev1.ConfigMap{ObjectMeta: l.meta(lease, "planc-gc-probe", "p", "plan-1-x-1")}
+	if _, err := c.sa.CoreV1().ConfigMaps("agents").Create(t.Context(), owned, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !testkit.Within(2*time.Minute, func() bool {
+		_, err := c.admin.CoreV1().ConfigMaps("agents").Get(context.Background(), "planc-gc-probe", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	}) {
+		t.Fatalf("what the Lease owned is still there after its deletion; kube-controller-manager said:\n%s", logs.String())
+	}
+}
