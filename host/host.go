@@ -29,8 +29,22 @@ type runHost struct {
 	// protected is the run's protected set, taken at plan start.
 	protected *protectedSet
 	observe   func(*ir.Program, vm.Event)
-	// launcher runs the capsule steps.
+	// launcher runs the capsule steps; remote, when set, runs them
+	// instead (Config.Spawner).
 	launcher *capsule.Launcher
+	remote   CapsuleSpawner
+}
+
+// CapsuleSpawner runs a plan's capsule steps elsewhere than in its scope:
+// a roost on a Kubernetes cluster (host/capsule/k8sroost's *Launcher).
+type CapsuleSpawner interface {
+	// Spawn runs one attempt of a capsule step.
+	Spawn(ctx context.Context, c vm.Call) (string, error)
+	// BeforeTrace runs before each event is traced (task_canceled …
+	// task_end before plan_end).
+	BeforeTrace(e vm.Event)
+	// Close ends what it holds for the plan.
+	Close() error
 }
 
 // refuser is the step refusal check: host/protect's *Checker.
@@ -136,6 +150,9 @@ func (h *runHost) WholeOutput(index, attempt int, text string) (string, error) {
 // SpawnCapsule implements vm.Host: the roost resolves the capsule and it
 // runs as a sub-capsule in a leaf cgroup of the plan's scope (host/capsule).
 func (h *runHost) SpawnCapsule(ctx context.Context, c vm.Call) (string, error) {
+	if h.remote != nil {
+		return h.remote.Spawn(ctx, c)
+	}
 	st, _ := h.scope.(capsule.Starter)
 	return h.launcher.Spawn(ctx, st, c)
 }
@@ -143,6 +160,9 @@ func (h *runHost) SpawnCapsule(ctx context.Context, c vm.Call) (string, error) {
 // Trace implements vm.Host: the event goes to trace.jsonl, then to the
 // observer (the live view).
 func (h *runHost) Trace(e vm.Event) {
+	if h.remote != nil {
+		h.remote.BeforeTrace(e)
+	}
 	h.launcher.BeforeTrace(e) // task_canceled … task_end before plan_end
 	h.task.Trace.Event(e)
 	if h.observe != nil {

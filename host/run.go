@@ -76,6 +76,9 @@ type Config struct {
 	Notice func(string)
 	// Roost is the roost capsule steps spawn from; "" is WorkDir/roost.
 	Roost string
+	// Spawner, when set, makes what runs each plan's capsule steps
+	// instead of the roost directory (a roost on a cluster).
+	Spawner func(task *session.Task, m *ast.Manifest) CapsuleSpawner
 	// SpawnedBy and DelegationID name the parent session and delegation
 	// when this run is a sub-capsule's (RunCapsule); "" at top level.
 	SpawnedBy, DelegationID string
@@ -259,6 +262,10 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		launcher: capsule.NewLauncher(task, r.m, r.cfg.Roost),
 	}
 	defer h.launcher.Close()
+	if r.cfg.Spawner != nil {
+		h.remote = r.cfg.Spawner(task, r.m)
+		defer h.remote.Close()
+	}
 	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}

@@ -64,6 +64,7 @@ func commands() []*command {
 		versionCommand,
 		shimCommand,
 		capsuleCommand,
+		capsuleK8sCommand,
 	}
 }
 

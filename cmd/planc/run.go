@@ -57,7 +57,9 @@ flags:
                        one, else the embedded one: the built-in tools, no
                        shell binaries, nothing to spawn)
   --roost DIR          the roost capsule steps spawn sub-capsules from:
-                       DIR/<namespace>/<name>/capsule.json (default ./roost)
+                       DIR/<namespace>/<name>/capsule.json (default ./roost);
+                       k8s:NAMESPACE runs them as Pods on the kubeconfig's
+                       cluster (docs/kubernetes.md)
   --session DIR        reuse the session directory DIR; the plan gets the
                        next number (default: a new session under
                        .planc/sessions/); with --resume, the session to
@@ -161,11 +163,16 @@ func runRun(e *env, c *command, args []string) int {
 		// The manifest's paths were found from here, not from workDir.
 		env = capsule.newEnv(env.Manifest(), true)
 	}
+	var roostCfg host.Config
+	if !e.k8sRoost(c, *roost, &roostCfg) {
+		return exitUsage
+	}
 	if *rf.resume {
 		return e.resume(c, view, rf.target(paths, *session), host.Config{
 			WorkDir:      workDir,
 			Env:          env,
-			Roost:        *roost,
+			Roost:        roostCfg.Roost,
+			Spawner:      roostCfg.Spawner,
 			MaxParallel:  *pf.maxParallel,
 			ShellTimeout: *pf.shellTimeout,
 		})
@@ -200,7 +207,8 @@ func runRun(e *env, c *command, args []string) int {
 		Env:          env,
 		WorkDir:      workDir,
 		SessionDir:   *session,
-		Roost:        *roost,
+		Roost:        roostCfg.Roost,
+		Spawner:      roostCfg.Spawner,
 		MaxParallel:  *pf.maxParallel,
 		ShellTimeout: *pf.shellTimeout,
 	}

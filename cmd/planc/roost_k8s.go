@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capsule"
+	"github.com/planc/planc/host/capsule/k8sroost"
+	"github.com/planc/planc/host/session"
+)
+
+// k8sRoost sets cfg's roost from --roost: a directory as it is, or with
+// k8s:NAMESPACE a roost on the cluster the kubeconfig names, whose
+// capsule steps run as Pods (host/capsule/k8sroost, docs/kubernetes.md).
+// A bad namespace or an unreachable cluster is said on standard error
+// and ok is false: the run is refused before it starts.
+func (e *env) k8sRoost(c *command, roost string, cfg *host.Config) (ok bool) {
+	ns, isK8s, err := k8sroost.ParseSpec(roost)
+	if !isK8s {
+		cfg.Roost = roost
+		return true
+	}
+	if err == nil {
+		var cs kubernetes.Interface
+		if cs, _, err = k8sroost.Connect(context.Background()); err == nil {
+			cfg.Spawner = k8sSpawner(cs, ns)
+			return true
+		}
+	}
+	fmt.Fprintf(e.stderr, "planc %s: %v\n", c.name, err)
+	return false
+}
+
+// k8sSpawner makes each plan's Launcher on the cluster cs, namespace ns.
+func k8sSpawner(cs kubernetes.Interface, ns string) func(*session.Task, *ast.Manifest) host.CapsuleSpawner {
+	return func(task *session.Task, m *ast.Manifest) host.CapsuleSpawner {
+		depth, _ := strconv.Atoi(os.Getenv(capsule.EnvDelegationDepth))
+		return k8sroost.New(k8sroost.Config{Client: cs, Namespace: ns, Task: task,
+			From: m.Name, Allow: ast.Names(m.Capabilities.SpawnAllow), Depth: max(depth, 0)})
+	}
+}
+
+// capsuleK8sCommand is planc __capsule-k8s, what a capsule's Pod runs
+// (k8sroost.RunPod).
+var capsuleK8sCommand = &command{
+	name:    k8sroost.PodCommand,
+	summary: "internal: runs one sub-capsule in a capsule's Pod",
+	usage: `usage: planc __capsule-k8s --in DIR --session DIR --workdir DIR
+
+Internal to planc run --roost k8s:NAMESPACE: the command of a capsule's Pod.
+It runs the sub-capsule whose manifest and objective are in --in (the
+delegation's input ConfigMap), with its session in --session, and sends
+its results home as ConfigMaps. $PLANC_K8S_NAMESPACE, $PLANC_K8S_LEASE and
+$PLANC_K8S_POD name its namespace, its parent's Lease and its Pod; the
+Lease is its lifeline. SIGTERM winds it down.
+`,
+	run: runCapsuleK8s,
+}
+
+// runCapsuleK8s implements planc __capsule-k8s.
+func runCapsuleK8s(e *env, c *command, args []string) int {
+	fs := newFlagSet(c)
+	in := fs.String("in", k8sroost.InDir, "")
+	sess := fs.String("session", k8sroost.SessionDir, "")
+	workdir := fs.String("workdir", k8sroost.WorkDir, "")
+	paths, status, ok := e.parseArgs(c, fs, args)
+	switch {
+	case !ok:
+		return status
+	case len(paths) != 0:
+		return e.usageError(c, "takes no arguments")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	cs, _, err := k8sroost.Connect(ctx)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: %v\n", c.name, err)
+		return int(session.ExitRefused)
+	}
+	return int(k8sroost.RunPod(ctx, k8sroost.PodConfig{
+		Client: cs, Namespace: os.Getenv(k8sroost.EnvNamespace), Lease: os.Getenv(k8sroost.EnvLease), Pod: os.Getenv(k8sroost.EnvPod),
+		InDir: *in, SessionDir: *sess, WorkDir: *workdir,
+		SpawnedBy: os.Getenv(capsule.EnvSpawnedBy), DelegationID: os.Getenv(capsule.EnvDelegationID),
+		Stderr: e.stderr,
+	}, host.RunCapsule))
+}
