@@ -79,7 +79,7 @@ func prepareAs(t *testing.T, conf attackConf, cmd *exec.Cmd, env []string) (done
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fd, done := delegatedCgroup(t, own)
+	_, fd, done := testkit.DelegatedCgroup(t, own)
 	asNobody(cmd)
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 	return done

@@ -170,7 +170,7 @@ func TestProtectionOffNonRoot(t *testing.T) {
 	for _, p := range []string{dir, filepath.Join(dir, "capsule.json"), filepath.Join(dir, "plan.json")} {
 		os.Chown(p, 65534, 65534)
 	}
-	_, fd, done := delegatedCgroup(t, own)
+	_, fd, done := testkit.DelegatedCgroup(t, own)
 	defer done()
 	// nobody makes a user namespace in which it is root, forbids any
 	// more, and runs planc there with no capability left.

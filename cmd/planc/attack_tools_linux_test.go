@@ -99,7 +99,7 @@ func TestAttackToolsKernelFiles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, fd, done := delegatedCgroup(t, own)
+				_, fd, done := testkit.DelegatedCgroup(t, own)
 				defer done()
 				asNobody(cmd)
 				cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd

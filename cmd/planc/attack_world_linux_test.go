@@ -278,66 +278,11 @@ func (w *attackWorld) plancCmd(t *testing.T) (*exec.Cmd, func()) {
 		w.config(t, own)
 		return cmd, func() {}
 	}
-	deleg, fd, done := delegatedCgroup(t, own)
+	deleg, fd, done := testkit.DelegatedCgroup(t, own)
 	w.config(t, deleg)
 	asNobody(cmd)
 	cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, fd
 	return cmd, done
-}
-
-// delegatedCgroup makes a cgroup under own delegated to uid 65534, and
-// opens it for CLONE_INTO_CGROUP; done closes it, checks that planc left
-// no scope in it, and removes it.
-func delegatedCgroup(t *testing.T, own string) (dir string, fd int, done func()) {
-	t.Helper()
-	deleg := filepath.Join(own, "planc-attack-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(attackSeq.Add(1), 10))
-	if err := os.Mkdir(deleg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"", "cgroup.procs", "cgroup.threads", "cgroup.subtree_control"} {
-		if err := os.Chown(filepath.Join(deleg, f), 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fd, err := syscall.Open(deleg, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return deleg, fd, func() {
-		syscall.Close(fd)
-		if left, _ := filepath.Glob(filepath.Join(deleg, "planc-*")); len(left) > 0 {
-			t.Errorf("planc left scopes in its delegated cgroup: %v", left)
-			for _, d := range left {
-				clearCgroup(d)
-			}
-		}
-		if err := clearCgroup(deleg); err != nil {
-			t.Errorf("removing the delegated cgroup: %v", err)
-		}
-	}
-}
-
-// clearCgroup kills what runs in the cgroup dir and removes it and the
-// cgroups beneath it.
-func clearCgroup(dir string) error {
-	os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
-	subs, _ := os.ReadDir(dir)
-	for _, s := range subs {
-		if s.IsDir() {
-			clearCgroup(filepath.Join(dir, s.Name()))
-		}
-	}
-	var err error
-	for range 100 {
-		if err = syscall.Rmdir(dir); err != syscall.EBUSY {
-			break
-		}
-		syscall.Nanosleep(&syscall.Timespec{Nsec: 10e6}, nil)
-	}
-	if err == syscall.ENOENT {
-		return nil
-	}
-	return err
 }
 
 // attackControl runs the attacker's class with -control, as root, against
