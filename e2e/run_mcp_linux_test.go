@@ -2,13 +2,9 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,73 +17,20 @@ import (
 // The end-to-end tests of MCP tools run planc with the example MCP server
 // (examples/mcp/server), built once next to the planc binary.
 
-var (
-	mcpOnce sync.Once
-	mcpBin  string // the built server; "" when it could not be built
-	mcpErr  string
-)
+// mcpServerBin is the example MCP server's binary (testkit.MCPDemoServer).
+func mcpServerBin(t *testing.T) string { t.Helper(); return testkit.MCPDemoServer(t) }
 
-// mcpServerBin returns the example MCP server's binary, building it on
-// first use; it skips t when there is no planc binary or go command.
-func mcpServerBin(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Dir(plancBin(t))
-	mcpOnce.Do(func() {
-		bin := filepath.Join(dir, "planc-mcp-demo")
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/planc/planc/examples/mcp/server").CombinedOutput()
-		if err != nil {
-			mcpErr = err.Error() + "\n" + string(out)
-			return
-		}
-		mcpBin = bin
-	})
-	if mcpBin == "" {
-		t.Fatalf("go build of the MCP server: %s", mcpErr)
-	}
-	return mcpBin
-}
+// mcpCapsule is testkit.MCPCapsule.
+var mcpCapsule = testkit.MCPCapsule
 
-// mcpCapsule is a manifest granting notes, with read_only "data" and the
-// MCP servers given as "name": [argv…] pairs.
-func mcpCapsule(servers ...any) string {
-	var parts []string
-	for i := 0; i+1 < len(servers); i += 2 {
-		var argv []string
-		for _, a := range servers[i+1].([]string) {
-			argv = append(argv, strconv.Quote(a))
-		}
-		parts = append(parts, strconv.Quote(servers[i].(string))+`: {"command": [`+strings.Join(argv, ", ")+`]}`)
-	}
-	return `{
-  "name": "local/mcp",
-  "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["data"]}},
-  "tools": {"builtin": ["notes"], "mcp": {` + strings.Join(parts, ", ") + `}}
-}`
-}
-
-// noServerLeft fails t when a process of bin still runs once planc has
-// exited (waiting, with testkit's patience, for the kernel to reap it).
-func noServerLeft(t *testing.T, bin string) {
-	t.Helper()
-	var left []string
-	if testkit.Within(0, func() bool { left = testkit.Running(bin); return len(left) == 0 }) {
-		return
-	}
-	t.Errorf("MCP server processes left behind: %v", left)
-}
+// noServerLeft is testkit.NoServerLeft.
+func noServerLeft(t *testing.T, bin string) { t.Helper(); testkit.NoServerLeft(t, bin) }
 
 // plancCheck runs `planc check args…` in dir.
 func plancCheck(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	bin := plancBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"check"}, args...)...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
+	so, se, code := testkit.RunCmd(t, testkit.PlancCmd(t, dir, "check", args...))
+	return runOut{so, se, code}
 }
 
 func TestRunMCP(t *testing.T) {

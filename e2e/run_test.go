@@ -1,16 +1,11 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -31,76 +26,34 @@ type runOut struct {
 	code           int
 }
 
-// planc runs the binary in dir with args and returns what it printed and
+// planc runs `planc run args…` in dir and returns what it printed and
 // its exit status.
 func planc(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	cmd := plancCmd(t, dir, args...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
+	so, se, code := testkit.RunCmd(t, plancCmd(t, dir, args...))
+	return runOut{so, se, code}
 }
 
-// plancCmd is the command planc(t, dir, args...) runs, killed after a
-// minute at most.
+// plancCmd is the command planc(t, dir, args...) runs (testkit.PlancCmd).
 func plancCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	bin := plancBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run"}, args...)...)
-	cmd.Dir = dir
-	// A planc that hangs gets SIGTERM and SIGINT, which kill its scope, so
-	// that not even a failing test leaves a process or a cgroup behind;
-	// SIGKILL comes 10 s later.
-	cmd.Cancel = func() error { return testkit.StopPlanc(cmd.Process) }
-	cmd.WaitDelay = 10 * time.Second
-	return cmd
+	return testkit.PlancCmd(t, dir, "run", args...)
 }
 
 // exitCode is the exit status that err (of Wait or Run) stands for.
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatalf("planc run: %v", err)
-	return -1
-}
+func exitCode(t *testing.T, err error) int { t.Helper(); return testkit.ExitCode(t, err) }
 
 // report decodes a run's standard output.
 func (r runOut) report(t *testing.T) vm.Report {
 	t.Helper()
-	var rep vm.Report
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
-		t.Fatalf("the report is not JSON: %v\nstdout:\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
-	}
-	return rep
+	return testkit.DecodeReport(t, r.stdout, r.stderr)
 }
 
 // sessions returns the session directories under dir's .planc/sessions.
-func sessions(t *testing.T, dir string) []string {
-	t.Helper()
-	s, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*"))
-	return s
-}
+func sessions(t *testing.T, dir string) []string { return testkit.Sessions(dir) }
 
 // oneSession returns the one session directory under dir.
-func oneSession(t *testing.T, dir string) string {
-	t.Helper()
-	s := sessions(t, dir)
-	if len(s) != 1 {
-		t.Fatalf("want one session directory, have %v", s)
-	}
-	return s[0]
-}
+func oneSession(t *testing.T, dir string) string { t.Helper(); return testkit.OneSession(t, dir) }
 
 func ptr(s string) *string { return &s }
 

@@ -1,24 +1,16 @@
 package main
 
 // The helpers of the tests here that run the planc binary (the attack,
-// environment and trace tests); the end-to-end tests in e2e have their own.
+// environment and trace tests): thin names for internal/testkit's, which
+// the end-to-end tests in e2e use too.
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
-	"github.com/planc/planc/vm"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/planc/planc/internal/testkit"
+	"github.com/planc/planc/vm"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
@@ -42,131 +34,43 @@ type testReport = vm.Report
 
 type testStepRe = vm.StepReport
 
-// planc runs the binary in dir with args and returns what it printed and
+// planc runs `planc run args…` in dir and returns what it printed and
 // its exit status.
 func planc(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	cmd := plancCmd(t, dir, args...)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
+	so, se, code := testkit.RunCmd(t, plancCmd(t, dir, args...))
+	return runOut{so, se, code}
 }
 
-// plancCmd is the command planc(t, dir, args...) runs, killed after a
-// minute at most.
+// plancCmd is the command planc(t, dir, args...) runs (testkit.PlancCmd).
 func plancCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	bin := plancBin(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run"}, args...)...)
-	cmd.Dir = dir
-	// A planc that hangs gets SIGTERM and SIGINT, which kill its scope, so
-	// that not even a failing test leaves a process or a cgroup behind;
-	// SIGKILL comes 10 s later.
-	cmd.Cancel = func() error { return testkit.StopPlanc(cmd.Process) }
-	cmd.WaitDelay = 10 * time.Second
-	return cmd
+	return testkit.PlancCmd(t, dir, "run", args...)
 }
 
 // exitCode is the exit status that err (of Wait or Run) stands for.
-func exitCode(t *testing.T, err error) int {
-	t.Helper()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	t.Fatalf("planc run: %v", err)
-	return -1
-}
+func exitCode(t *testing.T, err error) int { t.Helper(); return testkit.ExitCode(t, err) }
 
 // report decodes a run's standard output.
-func (r runOut) report(t *testing.T) testReport {
+func (r runOut) report(t *testing.T) vm.Report {
 	t.Helper()
-	var rep testReport
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
-		t.Fatalf("the report is not JSON: %v\nstdout:\n%s\nstderr:\n%s", err, r.stdout, r.stderr)
-	}
-	return rep
+	return testkit.DecodeReport(t, r.stdout, r.stderr)
 }
 
 // sessions returns the session directories under dir's .planc/sessions.
-func sessions(t *testing.T, dir string) []string {
-	t.Helper()
-	s, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*"))
-	return s
-}
+func sessions(t *testing.T, dir string) []string { return testkit.Sessions(dir) }
 
 // oneSession returns the one session directory under dir.
-func oneSession(t *testing.T, dir string) string {
-	t.Helper()
-	s := sessions(t, dir)
-	if len(s) != 1 {
-		t.Fatalf("want one session directory, have %v", s)
-	}
-	return s[0]
-}
+func oneSession(t *testing.T, dir string) string { t.Helper(); return testkit.OneSession(t, dir) }
 
-var (
-	mcpOnce sync.Once
-	mcpBin  string // the built server; "" when it could not be built
-	mcpErr  string
-)
+// mcpServerBin is the example MCP server's binary (testkit.MCPDemoServer).
+func mcpServerBin(t *testing.T) string { t.Helper(); return testkit.MCPDemoServer(t) }
 
-// mcpServerBin returns the example MCP server's binary, building it on
-// first use; it skips t when there is no planc binary or go command.
-func mcpServerBin(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Dir(plancBin(t))
-	mcpOnce.Do(func() {
-		bin := filepath.Join(dir, "planc-mcp-demo")
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/planc/planc/examples/mcp/server").CombinedOutput()
-		if err != nil {
-			mcpErr = err.Error() + "\n" + string(out)
-			return
-		}
-		mcpBin = bin
-	})
-	if mcpBin == "" {
-		t.Fatalf("go build of the MCP server: %s", mcpErr)
-	}
-	return mcpBin
-}
+// mcpCapsule is testkit.MCPCapsule.
+var mcpCapsule = testkit.MCPCapsule
 
-// mcpCapsule is a manifest granting notes, with read_only "data" and the
-// MCP servers given as "name": [argv…] pairs.
-func mcpCapsule(servers ...any) string {
-	var parts []string
-	for i := 0; i+1 < len(servers); i += 2 {
-		var argv []string
-		for _, a := range servers[i+1].([]string) {
-			argv = append(argv, strconv.Quote(a))
-		}
-		parts = append(parts, strconv.Quote(servers[i].(string))+`: {"command": [`+strings.Join(argv, ", ")+`]}`)
-	}
-	return `{
-  "name": "local/mcp",
-  "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["data"]}},
-  "tools": {"builtin": ["notes"], "mcp": {` + strings.Join(parts, ", ") + `}}
-}`
-}
-
-// noServerLeft fails t when a process of bin still runs once planc has
-// exited (waiting, with testkit's patience, for the kernel to reap it).
-func noServerLeft(t *testing.T, bin string) {
-	t.Helper()
-	var left []string
-	if testkit.Within(0, func() bool { left = testkit.Running(bin); return len(left) == 0 }) {
-		return
-	}
-	t.Errorf("MCP server processes left behind: %v", left)
-}
+// noServerLeft is testkit.NoServerLeft.
+func noServerLeft(t *testing.T, bin string) { t.Helper(); testkit.NoServerLeft(t, bin) }
 
 // resumeCapsule allows sh, which every step of the resume tests runs.
 const resumeCapsule = `{"name": "local/resume", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`
