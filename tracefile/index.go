@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/planc/planc/ir"
+	"github.com/planc/planc/internal/jsonstr"
 )
 
 // The output index of a plan (OutputIndexPath) is a compact sidecar of
@@ -66,18 +66,18 @@ func NewIndexRecord(stepID string, attempt int, whole int64, text, shown string)
 // AppendIndexRecord appends r as one output index line, ending in "\n".
 func AppendIndexRecord(dst []byte, r IndexRecord) []byte {
 	dst = append(dst, `{"step_id":`...)
-	dst = ir.AppendJSONString(dst, r.StepID)
+	dst = jsonstr.Append(dst, r.StepID)
 	dst = append(dst, `,"attempt":`...)
 	dst = strconv.AppendInt(dst, int64(r.Attempt), 10)
 	dst = append(dst, `,"bytes":`...)
 	dst = strconv.AppendInt(dst, r.Bytes, 10)
 	if r.HasOutput {
 		dst = append(dst, `,"output":`...)
-		dst = ir.AppendJSONString(dst, r.Output)
+		dst = jsonstr.Append(dst, r.Output)
 	}
 	if r.Shown != "" {
 		dst = append(dst, `,"shown":`...)
-		dst = ir.AppendJSONString(dst, r.Shown)
+		dst = jsonstr.Append(dst, r.Shown)
 	}
 	return append(dst, "}\n"...)
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/planc/planc/ir"
+	"github.com/planc/planc/internal/jsonstr"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -106,7 +106,7 @@ func (t *Trace) TaskCanceled(taskID string, ids []string) {
 		if i > 0 {
 			f = append(f, ',')
 		}
-		f = ir.AppendJSONString(f, id)
+		f = jsonstr.Append(f, id)
 	}
 	f = append(f, ']')
 	t.own("task_canceled", f, false)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/planc/planc/ir"
+	"github.com/planc/planc/internal/jsonstr"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
@@ -273,7 +273,7 @@ func (t *Trace) write(event, rest []byte, sync bool) {
 	b = append(b, `",`...)
 	b = append(b, event...)
 	b = append(b, `,"session":`...)
-	b = ir.AppendJSONString(b, t.session)
+	b = jsonstr.Append(b, t.session)
 	if len(rest) > 0 {
 		b = append(b, ',')
 		b = append(b, rest...)
@@ -329,7 +329,7 @@ func appendStr(dst []byte, key, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return ir.AppendJSONString(dst, value)
+	return jsonstr.Append(dst, value)
 }
 
 // appendNullable appends ,"key":"value", or ,"key":null for "".
