@@ -9,6 +9,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/tracefile"
@@ -43,7 +44,7 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	if sess, err = session.OpenExisting(r.cfg.SessionDir); err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}
 	}
-	rel := tracefile.PlanFile(n)
+	rel := sessionfmt.PlanFile(n)
 	lock, err := sess.LockPlan(n, false)
 	if err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}
@@ -82,7 +83,7 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	}
 	workDir := r.workDir
 	prior, notes := rec.Prior(prog, func(k tracefile.KeptOutput, whole string) string {
-		return tracefile.CutText(whole, session.OutputLimit, session.ShownPath(workDir, k.Path))
+		return sessionfmt.CutText(whole, session.OutputLimit, session.ShownPath(workDir, k.Path))
 	})
 	rd = &redrive{
 		lock: lock, file: pf, plan: plan, prog: prog,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // ScopeFix is how to get a delegated cgroup v2 scope, the fix that ends
@@ -74,7 +74,7 @@ func openSession(workDir, dir string, info session.Info) (s *session.Session, un
 			os.Remove(pf.Path)
 			// Its lock (released by now) goes too, and locks/ when
 			// this plan made it.
-			lock := filepath.Join(s.Dir, filepath.FromSlash(tracefile.LockFile(pf.N)))
+			lock := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.LockFile(pf.N)))
 			os.Remove(lock)
 			os.Remove(filepath.Dir(lock)) // only when empty
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // The JSON forms of `planc trace steps`, `show` and `list` (`--format
@@ -50,7 +52,7 @@ type AttemptJSON struct {
 	// Error is the plan_step's error, null when none.
 	Error *string `json:"error"`
 	// OutputFile is where the attempt's whole output is kept, relative to
-	// the session directory (OutputPath; for a reused step, the attempt
+	// the session directory (sessionfmt.OutputPath; for a reused step, the attempt
 	// that succeeded); null when no file is there.
 	OutputFile *string `json:"output_file"`
 }
@@ -91,7 +93,7 @@ func encodeLine(b *bytes.Buffer, v any) error {
 
 // planNumber returns p's number, nil when its plan file names none.
 func planNumber(p *Plan) *int {
-	if n, ok := PlanNumber(p.File); ok {
+	if n, ok := sessionfmt.PlanNumber(p.File); ok {
 		return &n
 	}
 	return nil
@@ -109,8 +111,8 @@ func attemptJSON(s *Session, p *Plan, a *Attempt) AttemptJSON {
 		ms := a.Duration.Milliseconds()
 		j.DurationMS = &ms
 	}
-	if n, ok := PlanNumber(p.File); ok && a.Attempt > 0 {
-		out := OutputPath(n, a.StepID, a.Attempt)
+	if n, ok := sessionfmt.PlanNumber(p.File); ok && a.Attempt > 0 {
+		out := sessionfmt.OutputPath(n, a.StepID, a.Attempt)
 		if _, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(out))); err == nil {
 			j.OutputFile = &out
 		}
@@ -211,13 +213,13 @@ type DelegationJSON struct {
 	PID          *int    `json:"pid"`
 	// InTrace is false for a directory under delegations/ that the trace
 	// does not name.
-	InTrace    bool        `json:"in_trace"`
-	Ended      bool        `json:"ended"`
-	Outcome    *string     `json:"outcome"`
-	Reason     *string     `json:"reason"`
-	Completion *Completion `json:"completion"`
-	Note       *string     `json:"note"`
-	Child      *ShowJSON   `json:"session"` // its own session, null when it could not be read
+	InTrace    bool                   `json:"in_trace"`
+	Ended      bool                   `json:"ended"`
+	Outcome    *string                `json:"outcome"`
+	Reason     *string                `json:"reason"`
+	Completion *sessionfmt.Completion `json:"completion"`
+	Note       *string                `json:"note"`
+	Child      *ShowJSON              `json:"session"` // its own session, null when it could not be read
 }
 
 // NoteJSON is a Note.
@@ -290,7 +292,7 @@ func planJSON(s *Session, p *Plan) PlanJSON {
 	}
 	for _, d := range p.Denials {
 		dj := DenialJSON{Event: d.Event, StepID: d.StepID}
-		if d.Event == EventProtectedPathDenied {
+		if d.Event == sessionfmt.EventProtectedPathDenied {
 			dj.Path = &d.Path
 		} else {
 			dj.Hook, dj.On = &d.Hook, &d.On

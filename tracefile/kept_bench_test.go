@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
@@ -26,7 +27,7 @@ func BenchmarkTraceViews(b *testing.B) {
 	k := newKeeper(b, dir, 1)
 	last := fmt.Sprintf("step-%d", n-1)
 	k.fail = func(id string, _ int) bool { return id == last }
-	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
+	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
 		b.Fatal(err)
 	}
 	open := func(b *testing.B) *tracefile.Session {

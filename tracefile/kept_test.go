@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -33,15 +34,15 @@ func crashedThenRedriven(t *testing.T) string {
 		L(10.4, "plan_end", "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 0, "redrive", 1) +
 		L(10.5, "session_end", "exit_status", "ok")
 	write(t, dir, map[string]string{
-		tracefile.TraceFile:                   trace,
-		tracefile.OutputPath(1, "a", 1):       "aaa",
-		tracefile.OutputPath(1, b, 2):         "second try\n",
-		tracefile.ReportPath(1):               `{"plan_id":"p"}` + "\n",
-		tracefile.RedriveReportPath(1, 0):     "never read",
-		tracefile.PlanFile(1):                 `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b/x\n", "shell": "true"}]}`,
-		"outputs/plan-1/unrelated.1.txt":      "x",
-		"outputs/plan-2/" + "a.1.txt":         "another plan's",
-		tracefile.OutputPath(1, "a", 2) + "~": "not a kept name",
+		sessionfmt.TraceFile:                   trace,
+		sessionfmt.OutputPath(1, "a", 1):       "aaa",
+		sessionfmt.OutputPath(1, b, 2):         "second try\n",
+		sessionfmt.ReportPath(1):               `{"plan_id":"p"}` + "\n",
+		sessionfmt.RedriveReportPath(1, 0):     "never read",
+		sessionfmt.PlanFile(1):                 `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b/x\n", "shell": "true"}]}`,
+		"outputs/plan-1/unrelated.1.txt":       "x",
+		"outputs/plan-2/" + "a.1.txt":          "another plan's",
+		sessionfmt.OutputPath(1, "a", 2) + "~": "not a kept name",
 	})
 	return dir
 }
@@ -122,12 +123,12 @@ func TestStepLogsRefused(t *testing.T) {
 		}
 	}
 	// A step the plan declares that never ran.
-	write(t, dir, map[string]string{tracefile.PlanFile(1): `{"id": "p", "steps": [{"id": "a"}, {"id": "b/x\n"}, {"id": "later"}]}`})
+	write(t, dir, map[string]string{sessionfmt.PlanFile(1): `{"id": "p", "steps": [{"id": "a"}, {"id": "b/x\n"}, {"id": "later"}]}`})
 	if _, err := s.StepLogs(1, "later", false); err == nil || err.Error() != `step "later" of plan 1 was never dispatched, so it printed nothing: the trace has no line for it (the plan stopped, or was cut short, before it)` {
 		t.Errorf("later: %v", err)
 	}
 	// With the kept outputs gone: what is missing, named.
-	if err := os.RemoveAll(filepath.Join(dir, tracefile.OutputsDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, sessionfmt.OutputsDir)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StepLogs(1, "a", false); err == nil || err.Error() != `no output was kept for step "a" of plan 1: outputs/plan-1/a.1.txt is missing` {
@@ -146,7 +147,7 @@ func TestReport(t *testing.T) {
 	if err != nil || string(b) != `{"plan_id":"p"}`+"\n" || note != "" {
 		t.Errorf("Report: %q, %q, %v", b, note, err)
 	}
-	os.Remove(filepath.Join(dir, tracefile.ReportPath(1)))
+	os.Remove(filepath.Join(dir, sessionfmt.ReportPath(1)))
 	if _, _, err := s.Report(1); err == nil || err.Error() != "no report was kept for plan 1: reports/plan-1.json is missing" {
 		t.Errorf("Report without the file: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // Outcome of a plan whose last run has plan_start and no plan_end: it is
@@ -90,7 +92,7 @@ func ListSessions(root string) ([]SessionJSON, error) {
 
 // isSessionDir reports whether dir holds a trace.jsonl or a session.json.
 func isSessionDir(dir string) bool {
-	for _, f := range []string{TraceFile, SessionFile} {
+	for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return true
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 )
 
@@ -73,7 +74,7 @@ type TimelineBar struct {
 	Duration   time.Duration
 	Error      string
 	// Output is where the attempt's output is kept, in the session
-	// directory (OutputPath); the file may be missing (a dispatch that
+	// directory (sessionfmt.OutputPath); the file may be missing (a dispatch that
 	// never ended, a session from before outputs were kept).
 	Output string
 }
@@ -96,14 +97,14 @@ func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
 	for i := range s.Events {
 		e := &s.Events[i]
 		switch e.Event {
-		case EventPlanStart:
+		case sessionfmt.EventPlanStart:
 			if next < len(started) {
 				open[e.PlanID] = started[next]
 				next++
 			}
-		case EventPlanEnd:
+		case sessionfmt.EventPlanEnd:
 			delete(open, e.PlanID)
-		case EventPlanStepStart, EventPlanStep:
+		case sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep:
 			p := open[e.PlanID]
 			if p == nil || e.Attempt < 1 || e.Reused || e.TS.IsZero() {
 				continue
@@ -119,7 +120,7 @@ func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
 				t = &timing{}
 				m[k] = t
 			}
-			if e.Event == EventPlanStepStart {
+			if e.Event == sessionfmt.EventPlanStepStart {
 				t.start = e.TS
 			} else {
 				t.end = e.TS
@@ -141,7 +142,7 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 	if last.Ended {
 		tl.Outcome = last.Outcome
 	}
-	if src, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(PlanFile(n)))); err == nil {
+	if src, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
 		if plan, _ := check.Load(src, nil); plan != nil {
 			tl.Program, _ = ir.Lower(plan)
 		}
@@ -188,7 +189,7 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 			if a.Settled {
 				r.Duration += a.Duration
 			}
-			b.Output = OutputPath(n, a.StepID, a.Attempt)
+			b.Output = sessionfmt.OutputPath(n, a.StepID, a.Attempt)
 			for _, t := range []time.Time{b.Start, b.End} {
 				if t.IsZero() {
 					continue
@@ -269,7 +270,7 @@ func WriteGraph(w io.Writer, s *Session, n int, format string) error {
 		return err
 	}
 	if tl.Program == nil {
-		return fmt.Errorf("plan %d's file %s is missing or does not load, so its graph cannot be drawn; planc trace steps shows its rows", n, PlanFile(n))
+		return fmt.Errorf("plan %d's file %s is missing or does not load, so its graph cannot be drawn; planc trace steps shows its rows", n, sessionfmt.PlanFile(n))
 	}
 	p := tl.Program
 	rows := map[string]*TimelineRow{}

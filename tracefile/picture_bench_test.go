@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
@@ -22,11 +23,11 @@ func BenchmarkTracePicture(b *testing.B) {
 	prog := lower(b, steps...)
 	dir := filepath.Join(b.TempDir(), "20250102T150405Z-a1b2c3")
 	write(b, dir, map[string]string{
-		"session.json":        sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
-		tracefile.PlanFile(1): `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`,
+		"session.json":         sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
+		sessionfmt.PlanFile(1): `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`,
 	})
 	k := newKeeper(b, dir, 1)
-	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
+	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
 		b.Fatal(err)
 	}
 	for _, view := range []string{"html", "graph-dot"} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -26,9 +27,9 @@ func TestPictureEscapes(t *testing.T) {
 	dir := t.TempDir()
 	id := "x</title><script>alert(1)</script>\"\x1b]0;t\a"
 	write(t, dir, map[string]string{
-		tracefile.TraceFile:                              hostileTrace,
-		tracefile.PlanFile(1):                            `{"id": "p", "steps": [{"id": "x</title><script>alert(1)</script>\"\u001b]0;t\u0007", "tool": "notes"}, {"id": "later", "tool": "notes", "depends_on": ["x</title><script>alert(1)</script>\"\u001b]0;t\u0007"]}]}`,
-		filepath.ToSlash(tracefile.OutputPath(1, id, 1)): "<script>alert(3)</script>\n\x1b[2J line 2\n",
+		sessionfmt.TraceFile:                              hostileTrace,
+		sessionfmt.PlanFile(1):                            `{"id": "p", "steps": [{"id": "x</title><script>alert(1)</script>\"\u001b]0;t\u0007", "tool": "notes"}, {"id": "later", "tool": "notes", "depends_on": ["x</title><script>alert(1)</script>\"\u001b]0;t\u0007"]}]}`,
+		filepath.ToSlash(sessionfmt.OutputPath(1, id, 1)): "<script>alert(3)</script>\n\x1b[2J line 2\n",
 	})
 	s, err := tracefile.OpenTop(dir)
 	if err != nil {

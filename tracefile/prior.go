@@ -7,12 +7,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
 
 // KeptOutput names one kept output file: step StepID's attempt Attempt,
-// at Path (the session directory joined with OutputPath).
+// at Path (the session directory joined with sessionfmt.OutputPath).
 type KeptOutput struct {
 	StepID  string
 	Attempt int
@@ -21,7 +22,7 @@ type KeptOutput struct {
 
 // CutFunc returns the text a step's result carried for a kept whole
 // output: the host's own S20 cut, with the mark naming the file as the
-// host named it when the step ran (tracefile.CutText does the cutting).
+// host named it when the step ran (sessionfmt.CutText does the cutting).
 type CutFunc func(k KeptOutput, whole string) string
 
 // Prior returns the VM's input for a redrive of prog, the plan the record
@@ -31,14 +32,14 @@ type CutFunc func(k KeptOutput, whole string) string
 // attempt; a step whose last dispatch never settled gets no status (it
 // runs again, S27). A success also gets the output text its result
 // carried, the report's cut text (its dependents read the whole text from
-// the kept output through the host, vm.WholeOutputs): from the plan's output index (OutputIndexPath) when its
+// the kept output through the host, vm.WholeOutputs): from the plan's output index (sessionfmt.OutputIndexPath) when its
 // line of the attempt that succeeded holds the text (a short output);
-// otherwise from the newest kept report, ReportPath(N), when that report
+// otherwise from the newest kept report, sessionfmt.ReportPath(N), when that report
 // lists the step as succeeded (it holds the text exactly as returned);
-// otherwise from the kept output of that attempt, OutputPath(N, id,
+// otherwise from the kept output of that attempt, sessionfmt.OutputPath(N, id,
 // attempt): cut as its index line says (a file that is not as long as
 // the line says is not the output the step had), or without one cut by
-// cut (nil: CutText with OutputLimit, naming the file by its path). A success whose output can be read from
+// cut (nil: sessionfmt.CutText with sessionfmt.OutputLimit, naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
 // dependents a wrong text.
 //
@@ -46,14 +47,16 @@ type CutFunc func(k KeptOutput, whole string) string
 // are in p.Notes.
 func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 	if cut == nil {
-		cut = func(k KeptOutput, whole string) string { return CutText(whole, OutputLimit, k.Path) }
+		cut = func(k KeptOutput, whole string) string {
+			return sessionfmt.CutText(whole, sessionfmt.OutputLimit, k.Path)
+		}
 	}
 	var notes []Note
 	prior := make([]vm.Prior, len(prog.Steps))
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
-	var index []*IndexRecord // by index in p.Steps: the output index's line of a success
+	var index []*sessionfmt.IndexRecord // by index in p.Steps: the output index's line of a success
 	indexRead := false
 	for i := range prog.Steps {
 		id := prog.Steps[i].ID
@@ -96,10 +99,10 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		}
 		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: p.outputFile(id, s.SettledAttempt)}
 		if r != nil {
-			if text, ok := r.textFromFile(k.Path); ok {
+			if text, ok := textFromFile(r, k.Path); ok {
 				pr.Output = text
 			} else {
-				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
+				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), sessionfmt.OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
 				pr.Status, pr.Error = 0, ""
 			}
 			continue
@@ -134,7 +137,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	if p.Dir == "" {
 		return nil
 	}
-	path := filepath.Join(p.Dir, filepath.FromSlash(ReportPath(p.N)))
+	path := filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.ReportPath(p.N)))
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -147,7 +150,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		err = fmt.Errorf("it is the report of plan %s, not %s", quote(rep.PlanID), quote(p.ID))
 	}
 	if err != nil {
-		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", ReportPath(p.N), err)})
+		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", sessionfmt.ReportPath(p.N), err)})
 		return nil
 	}
 	out := make([]*string, len(p.Steps))
@@ -168,7 +171,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 
 // readIndex reads the plan's output index: by index in p.Steps, the line
 // of the attempt that settled each success; nil when it has none.
-func (p *PlanRecord) readIndex() []*IndexRecord {
+func (p *PlanRecord) readIndex() []*sessionfmt.IndexRecord {
 	if p.Dir == "" {
 		return nil
 	}
@@ -180,17 +183,17 @@ func (p *PlanRecord) readIndex() []*IndexRecord {
 	for i := range p.Steps {
 		ids[i] = p.Steps[i].ID
 	}
-	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))), ids, p.byID, want)
+	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.OutputIndexPath(p.N))), ids, p.byID, want)
 }
 
 // outputFile is the kept output of a step's attempt, in the session
 // directory.
 func (p *PlanRecord) outputFile(id string, attempt int) string {
-	return filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, attempt)))
+	return filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.OutputPath(p.N, id, attempt)))
 }
 
 // at returns index[i], nil when index has none.
-func at(index []*IndexRecord, i int) *IndexRecord {
+func at(index []*sessionfmt.IndexRecord, i int) *sessionfmt.IndexRecord {
 	if i < len(index) {
 		return index[i]
 	}

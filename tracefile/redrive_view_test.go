@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -30,7 +31,7 @@ func TestRedriveView(t *testing.T) {
 		`{"ts":"2025-01-02T15:04:05Z","event":"plan_step_st` + "\n"
 	child := L("session_start", "capsule", "local/w", "version", "0.1.0", "spawned_by", sid, "delegation_id", "plan-1-b-1") +
 		`{"ts":"2025-01-02T15:04:05Z","event":"plan_st` + L("session_end", "exit_status", "failed")
-	write(t, dir, map[string]string{tracefile.TraceFile: trace, "delegations/plan-1-b-1/trace.jsonl": child})
+	write(t, dir, map[string]string{sessionfmt.TraceFile: trace, "delegations/plan-1-b-1/trace.jsonl": child})
 	s, err := tracefile.Open(dir)
 	if err != nil {
 		t.Fatal(err)

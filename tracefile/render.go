@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // stepsHeader is the header row of `planc trace steps`.
@@ -155,7 +157,7 @@ func SkippedLines(s *Session) []string {
 	walk = func(s *Session, depth int) {
 		file := s.Path
 		if s.Path == s.Dir {
-			file = filepath.Join(s.Dir, TraceFile)
+			file = filepath.Join(s.Dir, sessionfmt.TraceFile)
 		}
 		for _, n := range s.Notes {
 			if n.Skipped {
@@ -224,7 +226,7 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 
 // denialText describes a protected_path_denied or call_denied line.
 func denialText(e Event) string {
-	if e.Event == EventProtectedPathDenied {
+	if e.Event == sessionfmt.EventProtectedPathDenied {
 		return fmt.Sprintf("step %s would write under the read-only path %s (protected_path_denied)", quote(e.StepID), quote(e.Path))
 	}
 	return fmt.Sprintf("step %s matched hook %d (%s), whose commit_policy is deny (call_denied)", quote(e.StepID), e.Hook, e.On)
@@ -282,7 +284,7 @@ func showDelegation(b *strings.Builder, d *Delegation, in string) {
 		fmt.Fprintf(b, "%s  note: %s\n", in, Clean(d.Note))
 	}
 	if d.Child != nil {
-		show(b, d.Child, in+"  ", DelegationsDir+"/"+d.ID)
+		show(b, d.Child, in+"  ", sessionfmt.DelegationsDir+"/"+d.ID)
 	}
 }
 

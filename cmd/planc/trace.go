@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -239,7 +240,7 @@ func tracePath(e *env, pos []string) (string, int, bool) {
 			if fi, err := os.Stat(byID); err == nil && fi.IsDir() && filepath.Base(arg) == arg {
 				return byID, exitOK, true
 			}
-			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, tracefile.TraceFile)
+			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, sessionfmt.TraceFile)
 			return "", exitUsage, false
 		}
 		return arg, exitOK, true

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 )
@@ -54,7 +55,7 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 	l, err := s.StepLogs(n, step, a.plan == 0)
 	if err != nil {
 		msg := err.Error()
-		if fi, serr := os.Stat(step); len(a.pos) == 1 && serr == nil && (fi.IsDir() || fi.Name() == tracefile.TraceFile) {
+		if fi, serr := os.Stat(step); len(a.pos) == 1 && serr == nil && (fi.IsDir() || fi.Name() == sessionfmt.TraceFile) {
 			msg += fmt.Sprintf(" (%s is a path: to read that session, name the step after it)", step)
 		}
 		fmt.Fprintf(e.stderr, "planc trace: %s\n", msg)

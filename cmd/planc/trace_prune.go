@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // traceIDLayout is the UTC time a session id starts with.
@@ -85,11 +85,11 @@ func tracePrune(e *env, c *command, a traceArgs) int {
 // is the first plan whose lock another planc holds (0: none), and then no
 // lock is kept.
 func holdPlans(dir string) (locks []*session.PlanLock, held int) {
-	files, _ := filepath.Glob(filepath.Join(dir, tracefile.LocksDir, "plan-*.lock"))
+	files, _ := filepath.Glob(filepath.Join(dir, sessionfmt.LocksDir, "plan-*.lock"))
 	var ns []int
 	for _, f := range files {
-		plan := tracefile.PlansDir + "/" + strings.TrimSuffix(filepath.Base(f), ".lock") + ".json"
-		if n, ok := tracefile.PlanNumber(plan); ok {
+		plan := sessionfmt.PlansDir + "/" + strings.TrimSuffix(filepath.Base(f), ".lock") + ".json"
+		if n, ok := sessionfmt.PlanNumber(plan); ok {
 			ns = append(ns, n)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/shell"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
@@ -105,11 +105,11 @@ func (d *Launcher) RoostDir() string { return d.roost.Dir }
 
 // delegationID names the delegation of one attempt of a capsule step:
 // plan-<n>-<step>-<attempt>, where <step> is the step id made safe for a
-// file name as outputs/ does it (tracefile.StepFileName). It is unique in
+// file name as outputs/ does it (sessionfmt.StepFileName). It is unique in
 // the session (plan numbers are, and a redrive's attempt numbers go on
 // from the earlier runs') and names the directory delegations/<id>/.
 func (d *Launcher) delegationID(c vm.Call) string {
-	return d.task.ID() + "-" + tracefile.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
+	return d.task.ID() + "-" + sessionfmt.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
 }
 
 // Starter is a scope that can start a sub-capsule in a leaf cgroup of its

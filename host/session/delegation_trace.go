@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/planc/planc/internal/jsonstr"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // DelegationOutcome is a delegation line's outcome.
@@ -33,15 +33,15 @@ const ReasonTaskCanceled = "the delegating task was cancelled"
 
 // DelegationsDir is the session directory's delegations/: one sub-capsule
 // session directory per delegation.
-const DelegationsDir = tracefile.DelegationsDir
+const DelegationsDir = sessionfmt.DelegationsDir
 
 // CompletionFile is the completion.json the launcher writes into a
 // delegation directory once it has ended the delegation and the child has
 // exited.
-const CompletionFile = tracefile.CompletionFile
+const CompletionFile = sessionfmt.CompletionFile
 
 // Completion is completion.json, as tracefile reads it back.
-type Completion = tracefile.Completion
+type Completion = sessionfmt.Completion
 
 // LauncherEnded is the completion.json of a delegation the parent ended
 // (docs/capsules.md, "Cancel", item 2).

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // kept is what a task keeps of its steps' outputs (S24): the directory
@@ -29,9 +29,9 @@ type kept struct {
 func (t *Task) keeper() *kept {
 	t.keptOnce.Do(func() {
 		k := &kept{}
-		dir := filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputDir(t.Plan.N)))
+		dir := filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputDir(t.Plan.N)))
 		if k.err = os.MkdirAll(dir, 0o755); k.err == nil {
-			k.index = openIndex(filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputIndexPath(t.Plan.N))))
+			k.index = openIndex(filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputIndexPath(t.Plan.N))))
 		}
 		t.kept = k
 	})
@@ -57,9 +57,9 @@ func openIndex(path string) *os.File {
 
 // OutputFile returns where the whole output of one attempt of a step of
 // the task's plan is kept: the session directory joined with
-// tracefile.OutputPath.
+// sessionfmt.OutputPath.
 func (t *Task) OutputFile(stepID string, attempt int) string {
-	return filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputPath(t.Plan.N, stepID, attempt)))
+	return filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputPath(t.Plan.N, stepID, attempt)))
 }
 
 // Keep keeps out, the whole output of one dispatched attempt of a step,
@@ -180,9 +180,9 @@ func (s *Sink) Close(err error) (string, error) {
 	shown := ShownPath(s.t.WorkDir, s.path)
 	text := head
 	if s.total > OutputLimit {
-		text = tracefile.CutPrefix(head, OutputLimit, s.total, shown)
+		text = sessionfmt.CutPrefix(head, OutputLimit, s.total, shown)
 	}
-	s.t.keeper().record(tracefile.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))
+	s.t.keeper().record(sessionfmt.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))
 	return text, err
 }
 
@@ -240,13 +240,13 @@ func keepError(err error) error {
 
 // record appends r to the output index, when ok; a failure is let go (the
 // index is only a shortcut to the kept files).
-func (k *kept) record(r tracefile.IndexRecord, ok bool) {
+func (k *kept) record(r sessionfmt.IndexRecord, ok bool) {
 	if k.index == nil || !ok {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.buf = tracefile.AppendIndexRecord(k.buf[:0], r)
+	k.buf = sessionfmt.AppendIndexRecord(k.buf[:0], r)
 	k.index.Write(k.buf) // one write(2) on an O_APPEND file: whole lines
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // newTask is a task of plan n in a new session directory under a working
@@ -26,7 +26,7 @@ func newTask(t *testing.T, n int) *Task {
 }
 
 // TestKeep: every dispatched attempt's whole output is kept at
-// tracefile.OutputPath, an empty one too; a long one is cut on a UTF-8
+// sessionfmt.OutputPath, an empty one too; a long one is cut on a UTF-8
 // boundary with a mark naming that file; each gets its output index line.
 func TestKeep(t *testing.T) {
 	task := newTask(t, 2)
@@ -35,7 +35,7 @@ func TestKeep(t *testing.T) {
 		id      string
 		attempt int
 		out     string
-	}{{"build", 1, "ok\n"}, {"a/b", 3, ""}, {"..", 1, big}, {"x", 2, strings.Repeat("y", tracefile.IndexedOutputMax+1)}}
+	}{{"build", 1, "ok\n"}, {"a/b", 3, ""}, {"..", 1, big}, {"x", 2, strings.Repeat("y", sessionfmt.IndexedOutputMax+1)}}
 	var texts []string
 	for _, c := range cases {
 		text, err := task.Keep(c.id, c.attempt, c.out, nil)
@@ -43,7 +43,7 @@ func TestKeep(t *testing.T) {
 			t.Fatalf("Keep(%q): %v", c.id, err)
 		}
 		texts = append(texts, text)
-		rel := tracefile.OutputPath(2, c.id, c.attempt)
+		rel := sessionfmt.OutputPath(2, c.id, c.attempt)
 		whole, err := os.ReadFile(filepath.Join(task.Session.Dir, filepath.FromSlash(rel)))
 		if err != nil || string(whole) != c.out {
 			t.Errorf("%s holds %d bytes (%v), want %d", rel, len(whole), err, len(c.out))
@@ -128,7 +128,7 @@ func TestKeepFile(t *testing.T) {
 	if b, _ := os.ReadFile(kept); string(b) != big {
 		t.Errorf("kept %d bytes, want %d", len(b), len(big))
 	}
-	if want := tracefile.CutText(big, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+	if want := sessionfmt.CutText(big, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
 		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
 	}
 	text, err = task.KeepFile("w", 3, filepath.Join(t.TempDir(), "none.txt"))
@@ -161,7 +161,7 @@ func TestSink(t *testing.T) {
 	if b, _ := os.ReadFile(kept); string(b) != whole {
 		t.Errorf("kept %d bytes, want %d", len(b), len(whole))
 	}
-	if want := tracefile.CutText(whole, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+	if want := sessionfmt.CutText(whole, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
 		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
 	}
 	task.Close()

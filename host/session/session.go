@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // RuntimeDir is planc's directory in the working directory; repo-files
@@ -34,10 +34,10 @@ const (
 )
 
 // Info is session.json, as tracefile reads it back.
-type Info = tracefile.SessionInfo
+type Info = sessionfmt.SessionInfo
 
 // InfoFile is session.json's name in the session directory.
-const InfoFile = tracefile.SessionFile
+const InfoFile = sessionfmt.SessionFile
 
 // NewInfo is the session.json of a session of capsule (at version):
 // spawnedBy and delegationID name the parent session and delegation of a
@@ -269,7 +269,7 @@ func (s *Session) LastPlan() int {
 // no limit), for a redrive: its PlanFile, with the SHA-256 of the bytes
 // read, and the bytes.
 func (s *Session) OpenPlan(n, limit int) (*PlanFile, []byte, error) {
-	rel := tracefile.PlanFile(n)
+	rel := sessionfmt.PlanFile(n)
 	p := &PlanFile{N: n, Rel: rel, Path: filepath.Join(s.Dir, filepath.FromSlash(rel))}
 	b, err := readLimited(p.Path, limit)
 	if err != nil {

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/planc/planc/internal/jsonstr"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
 // TraceFile is the trace's file name in the session directory.
-const TraceFile = tracefile.TraceFile
+const TraceFile = sessionfmt.TraceFile
 
 // tsLayout is RFC 3339 in UTC with all nine digits of the nanoseconds, so
 // every ts has the same width and sorts as text.
@@ -141,7 +141,7 @@ func (t *Trace) repair(path string) error {
 	f = append(f, `,"length":`...)
 	f = strconv.AppendInt(f, size-start, 10)
 	f = appendStr(f, "file", name)
-	t.own(tracefile.EventTraceRepaired, f, true)
+	t.own(sessionfmt.EventTraceRepaired, f, true)
 	return nil
 }
 
