@@ -82,7 +82,7 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 		return nil, nil, fmt.Errorf("lower the checked plan: %w", err)
 	}
 	workDir := r.workDir
-	prior, notes := rec.Prior(prog, func(k tracefile.KeptOutput, whole string) string {
+	prior, notes := RedrivePrior(rec, prog, func(k tracefile.KeptOutput, whole string) string {
 		return sessionfmt.CutText(whole, session.OutputLimit, session.ShownPath(workDir, k.Path))
 	})
 	rd = &redrive{
@@ -103,4 +103,27 @@ func (rd *redrive) removeScopes(task *session.Task) {
 	for k := range rd.opts.Redrive {
 		shell.RemoveScope(scopeName(task, k))
 	}
+}
+
+// RedrivePrior is the VM's input for a redrive of prog, the plan rec is
+// of: one vm.Prior per step of prog, indexed like prog.Steps (S26), made
+// of what the trace, the output index, the kept report and the kept
+// outputs hold (tracefile's PlanRecord.Prior, which says which wins; cut
+// as there). The notes are those about the report and the outputs.
+func RedrivePrior(rec *tracefile.PlanRecord, prog *ir.Program, cut tracefile.CutFunc) ([]vm.Prior, []tracefile.Note) {
+	ids := make([]string, len(prog.Steps))
+	for i := range prog.Steps {
+		ids[i] = prog.Steps[i].ID
+	}
+	steps, notes := rec.Prior(ids, cut)
+	prior := make([]vm.Prior, len(steps))
+	for i, s := range steps {
+		prior[i] = vm.Prior{Output: s.Output, Error: s.Error, Attempt: s.Attempt}
+		// tracefile lets through only the statuses the VM spells; a step
+		// with any other would run again.
+		if s.Status != "" && prior[i].Status.UnmarshalText([]byte(s.Status)) != nil {
+			prior[i] = vm.Prior{Attempt: s.Attempt}
+		}
+	}
+	return prior, notes
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
@@ -85,7 +86,7 @@ func TestPriorFromIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if prior[1].Reused() || prior[2].Reused() || len(notes) != 2 ||
 		notes[0].Text != `step "long" succeeded, but its kept output outputs/plan-1/long.1.txt cannot be read or is not the 4097 bytes its output index line says; it runs again` ||
 		!strings.HasPrefix(notes[1].Text, `step "big" succeeded, but its kept output outputs/plan-1/big.1.txt cannot be read`) {

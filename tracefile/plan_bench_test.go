@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
@@ -149,7 +150,7 @@ func readBackB(b *testing.B, dir string, prog *ir.Program) []vm.Prior {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if len(notes) > 0 || len(rec.Notes) > 0 || !prior[len(prior)-2].Reused() || prior[len(prior)-1].Reused() {
 		b.Fatalf("read back: %v %v", notes, rec.Notes)
 	}

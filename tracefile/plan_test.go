@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
@@ -150,7 +151,7 @@ func readBack(t *testing.T, dir string, n int, prog *ir.Program) (*tracefile.Pla
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if len(notes) > 0 {
 		t.Fatalf("notes: %v", notes)
 	}
@@ -347,7 +348,7 @@ func TestPriorMissingOutput(t *testing.T) {
 	}
 	prog := lower(t, `{"id": "a", "shell": "x"}`, `{"id": "b", "shell": "y"}`, `{"id": "c", "shell": "z"}`)
 	var cuts []tracefile.KeptOutput
-	prior, notes := rec.Prior(prog, func(k tracefile.KeptOutput, whole string) string {
+	prior, notes := host.RedrivePrior(rec, prog, func(k tracefile.KeptOutput, whole string) string {
 		cuts = append(cuts, k)
 		return sessionfmt.CutText(whole, sessionfmt.OutputLimit, "SHOWN")
 	})
@@ -384,7 +385,7 @@ func TestPriorReportOfAnotherPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prior, notes := rec.Prior(lower(t, `{"id": "a", "shell": "x"}`), nil)
+		prior, notes := host.RedrivePrior(rec, lower(t, `{"id": "a", "shell": "x"}`), nil)
 		if prior[0].Output != "right" || len(notes) != 1 || !strings.Contains(notes[0].Text, "reports/plan-1.json") {
 			t.Errorf("%s: prior %+v, notes %v", name, prior, notes)
 		}

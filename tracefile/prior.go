@@ -6,10 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/planc/planc/internal/sessionfmt"
-	"github.com/planc/planc/ir"
-	"github.com/planc/planc/vm"
 )
 
 // KeptOutput names one kept output file: step StepID's attempt Attempt,
@@ -25,8 +24,23 @@ type KeptOutput struct {
 // host named it when the step ran (sessionfmt.CutText does the cutting).
 type CutFunc func(k KeptOutput, whole string) string
 
-// Prior returns the VM's input for a redrive of prog, the plan the record
-// is of: one vm.Prior per step of prog, indexed like prog.Steps (S26).
+// StepPrior is what the record holds of one step for a redrive: the host
+// (host/redrive.go) turns it into the VM's vm.Prior.
+type StepPrior struct {
+	// Status is the step's last settled status as the trace spells it
+	// (sessionfmt.StepStatuses), "" when it never settled or runs again.
+	Status string
+	// Output is the output text a success's result carried.
+	Output string
+	// Error is the step's recorded error, "" for none.
+	Error string
+	// Attempt is the step's highest attempt.
+	Attempt int
+}
+
+// Prior returns what a redrive of the plan the record is of reuses: one
+// StepPrior per step id of ids (the plan's steps, in its order), indexed
+// like ids (S26).
 //
 // Each step gets its last settled status and error and its highest
 // attempt; a step whose last dispatch never settled gets no status (it
@@ -45,21 +59,20 @@ type CutFunc func(k KeptOutput, whole string) string
 //
 // The notes are those about the report and the outputs; the trace's own
 // are in p.Notes.
-func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
+func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 	if cut == nil {
 		cut = func(k KeptOutput, whole string) string {
 			return sessionfmt.CutText(whole, sessionfmt.OutputLimit, k.Path)
 		}
 	}
 	var notes []Note
-	prior := make([]vm.Prior, len(prog.Steps))
+	prior := make([]StepPrior, len(ids))
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
 	var index []*sessionfmt.IndexRecord // by index in p.Steps: the output index's line of a success
 	indexRead := false
-	for i := range prog.Steps {
-		id := prog.Steps[i].ID
+	for i, id := range ids {
 		si := i // most often the trace met the steps in plan order
 		if si >= len(p.Steps) || p.Steps[si].ID != id {
 			var ok bool
@@ -74,12 +87,12 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if s.Unsettled || s.Status == "" {
 			continue
 		}
-		if err := pr.Status.UnmarshalText([]byte(s.Status)); err != nil {
+		if !slices.Contains(sessionfmt.StepStatuses, s.Status) {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s settled with the unknown status %s; it runs again", quote(id), quote(s.Status))})
 			continue
 		}
-		pr.Error = s.Error
-		if pr.Status != vm.StatusSuccess {
+		pr.Status, pr.Error = s.Status, s.Error
+		if pr.Status != sessionfmt.StatusSuccess {
 			continue
 		}
 		if !indexRead {
@@ -103,22 +116,22 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 				pr.Output = text
 			} else {
 				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), sessionfmt.OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
-				pr.Status, pr.Error = 0, ""
+				pr.Status, pr.Error = "", ""
 			}
 			continue
 		}
 		whole, err := os.ReadFile(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
-			pr.Status, pr.Error = 0, ""
+			pr.Status, pr.Error = "", ""
 			continue
 		}
 		pr.Output = cut(k, string(whole))
 	}
 	if matched < len(p.Steps) {
-		declared := make(map[string]bool, len(prog.Steps))
-		for i := range prog.Steps {
-			declared[prog.Steps[i].ID] = true
+		declared := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			declared[id] = true
 		}
 		for _, s := range p.Steps {
 			if !declared[s.ID] {

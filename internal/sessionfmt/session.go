@@ -64,3 +64,14 @@ func KnownEvent(name string) bool {
 	}
 	return false
 }
+
+// The statuses a step settles with, as plan_step lines and reports spell
+// them (docs/trace.md).
+const (
+	StatusSuccess = "success"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+)
+
+// StepStatuses are the statuses a step settles with.
+var StepStatuses = []string{StatusSuccess, StatusFailed, StatusSkipped}
