@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/planc/planc/host/session"
@@ -74,32 +73,13 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 			fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 			return exitUsage
 		}
-		if err := copyFile(out, l.File(at)); err != nil {
+		if err := l.WriteAttempt(out, at); err != nil {
 			return keptReadFailed(e, err)
 		}
 		return exitOK
 	}
-	w := &lastByteWriter{w: out, last: '\n'}
-	for i := range l.Attempts {
-		at := &l.Attempts[i]
-		if w.last != '\n' {
-			io.WriteString(w, "\n")
-		}
-		if i > 0 {
-			io.WriteString(w, "\n")
-		}
-		io.WriteString(w, at.Heading(step)+"\n")
-		if at.Kept {
-			if err := copyFile(w, l.File(at)); err != nil {
-				return keptReadFailed(e, err)
-			}
-		}
-	}
-	if w.last != '\n' {
-		io.WriteString(w, "\n")
-	}
-	if w.err != nil {
-		return e.writeFailed(w.err)
+	if err := l.WriteAll(out, step); err != nil {
+		return keptReadFailed(e, err)
 	}
 	return exitOK
 }
@@ -107,61 +87,11 @@ func traceLogs(e *env, c *command, a traceArgs) int {
 // keptReadFailed reports a kept file that could not be read or written
 // out whole.
 func keptReadFailed(e *env, err error) int {
-	if we, ok := errors.AsType[*writeError](err); ok {
-		return e.writeFailed(we.err)
+	if we, ok := errors.AsType[*tracefile.WriteError](err); ok {
+		return e.writeFailed(we.Err)
 	}
 	fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 	return exitUsage
-}
-
-// writeError is a failed write to standard output, told apart from a
-// failed read of the kept file.
-type writeError struct{ err error }
-
-func (e *writeError) Error() string { return e.err.Error() }
-
-// copyFile writes the file at path to w.
-func copyFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	buf := make([]byte, 64<<10)
-	for {
-		k, rerr := f.Read(buf)
-		if k > 0 {
-			if _, err := w.Write(buf[:k]); err != nil {
-				return &writeError{err}
-			}
-		}
-		if rerr == io.EOF {
-			return nil
-		}
-		if rerr != nil {
-			return rerr
-		}
-	}
-}
-
-// lastByteWriter remembers the last byte written through it, and the
-// first error (after which it writes nothing).
-type lastByteWriter struct {
-	w    io.Writer
-	last byte
-	err  error
-}
-
-func (w *lastByteWriter) Write(p []byte) (int, error) {
-	if w.err != nil {
-		return 0, w.err
-	}
-	k, err := w.w.Write(p)
-	if k > 0 {
-		w.last = p[k-1]
-	}
-	w.err = err
-	return k, err
 }
 
 // traceReport implements planc trace report [SESSION].
