@@ -3,9 +3,9 @@
 // session directory, following each delegation into the child session
 // directory it left under delegations/<delegation id>/, and what a run
 // keeps beside the trace (outputs/ and reports/). `planc trace` is its
-// command-line face: WriteSteps and WriteShow (and their JSON forms,
-// WriteStepsJSON and WriteShowJSON), Session.StepLogs for `logs`,
-// Session.Report for `report`, ListSessions and WriteList for `list`.
+// command-line face: Session.StepLogs for `logs`, Session.Report for
+// `report`; the other views (steps, show, list, graph, html) are rendered
+// by package tracefile/traceview.
 //
 // Reading is forgiving by design, because a trace is most wanted when
 // something went wrong: a last line cut short, a torn line (its writer

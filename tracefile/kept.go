@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,8 +54,8 @@ func (s *Session) PlanRuns(n int) []*Plan {
 	return runs
 }
 
-// runsOf returns the runs of plan n, or an error naming the plans there are.
-func (s *Session) runsOf(n int) ([]*Plan, error) {
+// RunsOf returns the runs of plan n, or an error naming the plans there are.
+func (s *Session) RunsOf(n int) ([]*Plan, error) {
 	if runs := s.PlanRuns(n); len(runs) > 0 {
 		return runs, nil
 	}
@@ -152,7 +153,7 @@ type StepLogs struct {
 // never dispatched, and a step none of whose attempts left a kept output
 // (a session from before planc kept them, S24).
 func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error) {
-	runs, err := s.runsOf(n)
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 			if !a.Dispatched || a.Attempt < 1 {
 				continue
 			}
-			row := attemptRow(s, p, a)
+			row := s.AttemptRow(p, a)
 			la := LogAttempt{Attempt: a.Attempt, Redrive: p.Redrive, Status: strings.TrimSuffix(row[2], " (reused)"),
 				Settled: a.Settled, Duration: a.Duration, Error: a.Error, Path: sessionfmt.OutputPath(n, id, a.Attempt)}
 			_, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(la.Path)))
@@ -186,7 +187,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	case len(l.Attempts) == 0:
 		how := "the trace has no line for it (the plan stopped, or was cut short, before it)"
 		if last != nil {
-			how = "it settled " + or(last.Status, "?") + " without running"
+			how = "it settled " + cmp.Or(last.Status, "?") + " without running"
 			if last.Error != "" {
 				how += " (" + Clean(last.Error) + ")"
 			}
@@ -266,10 +267,10 @@ func (a *LogAttempt) Heading(stepID string) string {
 	if a.Redrive > 0 {
 		fmt.Fprintf(&b, " (redrive %d)", a.Redrive)
 	}
-	b.WriteString(": " + or(Clean(a.Status), "?"))
+	b.WriteString(": " + cmp.Or(Clean(a.Status), "?"))
 	switch {
 	case a.Settled:
-		b.WriteString(" after " + duration(a.Duration))
+		b.WriteString(" after " + Duration(a.Duration))
 		if a.Error != "" {
 			// A failed tool call often printed nothing: its error is
 			// why it failed.
@@ -299,7 +300,7 @@ func (l *StepLogs) File(a *LogAttempt) string {
 // report that is not there: the plan has not ended, or the session is
 // from before planc kept reports (S24).
 func (s *Session) Report(n int) (report []byte, note string, err error) {
-	runs, err := s.runsOf(n)
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, "", err
 	}

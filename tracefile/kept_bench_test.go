@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkTraceViews(b *testing.B) {
 	b.Run("steps=10000/list", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if list, err := tracefile.ListSessions(root); err != nil || len(list) != 1 {
+			if list, err := traceview.ListSessions(root); err != nil || len(list) != 1 {
 				b.Fatal(err)
 			}
 		}
@@ -66,7 +67,7 @@ func BenchmarkTraceViews(b *testing.B) {
 		b.ReportAllocs()
 		s := open(b)
 		for b.Loop() {
-			if err := tracefile.WriteStepsJSON(io.Discard, s); err != nil {
+			if err := traceview.WriteStepsJSON(io.Discard, s); err != nil {
 				b.Fatal(err)
 			}
 		}

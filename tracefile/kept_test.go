@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // crashedThenRedriven writes a session whose first run died while step
@@ -156,7 +157,7 @@ func TestReport(t *testing.T) {
 // TestListSessions: newest first, by name; a missing root holds none.
 func TestListSessions(t *testing.T) {
 	root := t.TempDir()
-	if list, err := tracefile.ListSessions(filepath.Join(root, "none")); err != nil || list != nil {
+	if list, err := traceview.ListSessions(filepath.Join(root, "none")); err != nil || list != nil {
 		t.Errorf("missing root: %v, %v", list, err)
 	}
 	L := func(id, event string, fields ...any) string { return line(ts(0), event, id, fields...) }
@@ -170,7 +171,7 @@ func TestListSessions(t *testing.T) {
 			L("20250102T000000Z-000002", "plan_end", "plan_id", "y", "outcome", "failed", "failed_step", "s", "succeeded", 0, "failed", 1, "skipped", 0, "redrive", 2),
 		"empty/readme": "not a session",
 	})
-	list, err := tracefile.ListSessions(root)
+	list, err := traceview.ListSessions(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func TestListSessions(t *testing.T) {
 func TestShowDenials(t *testing.T) {
 	s := fromText(t, line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1)+
 		line(ts(1), "call_denied", sid, "plan_id", "p", "step_id", "w", "hook", 0, "on", "on-shell"))
-	d := tracefile.Show(s).Plans[0].Denials
+	d := traceview.Show(s).Plans[0].Denials
 	if len(d) != 1 || d[0].Hook == nil || *d[0].Hook != 0 || *d[0].On != "on-shell" || d[0].Path != nil {
 		t.Errorf("denials %+v", d)
 	}

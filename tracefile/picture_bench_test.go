@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
 
@@ -41,9 +42,9 @@ func BenchmarkTracePicture(b *testing.B) {
 					b.Fatal(err)
 				}
 				if view == "html" {
-					err = tracefile.WriteHTML(&out, s, 1)
+					err = traceview.WriteHTML(&out, s, 1)
 				} else {
-					err = tracefile.WriteGraph(&out, s, 1, "dot")
+					err = traceview.WriteGraph(&out, s, 1, "dot")
 				}
 				if err != nil {
 					b.Fatal(err)

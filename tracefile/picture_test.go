@@ -8,6 +8,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // hostileTrace is a run of one step whose id, error and output are made to
@@ -36,7 +37,7 @@ func TestPictureEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := tracefile.WriteHTML(&page, s, 1); err != nil {
+	if err := traceview.WriteHTML(&page, s, 1); err != nil {
 		t.Fatal(err)
 	}
 	p := page.String()
@@ -58,7 +59,7 @@ func TestPictureEscapes(t *testing.T) {
 		}
 	}
 	var dot bytes.Buffer
-	if err := tracefile.WriteGraph(&dot, s, 1, "dot"); err != nil {
+	if err := traceview.WriteGraph(&dot, s, 1, "dot"); err != nil {
 		t.Fatal(err)
 	}
 	if d := dot.String(); strings.Contains(d, "\x1b") || !strings.Contains(d, `label="x</title><script>alert(1)</script>\"\\x1b]0;t\\a\ntool notes\nfailed in 1s"`) {

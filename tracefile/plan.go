@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -122,7 +123,7 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 				hint := min(max(e.Steps, 0), 1<<20)
 				p.Steps, p.byID = make([]StepRecord, 0, hint), make(map[string]int, hint)
 			} else if e.SHA256 != p.SHA256 && e.SHA256 != "" {
-				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, or(p.SHA256, "none"))
+				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, cmp.Or(p.SHA256, "none"))
 			}
 			p.Runs++
 			p.Redrives = max(p.Redrives, e.Redrive, p.Runs-1)

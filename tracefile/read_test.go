@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 const sid = "20250102T150405Z-a1b2c3"
@@ -183,10 +184,10 @@ func TestNoPanic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		if err := tracefile.WriteShow(&out, s); err != nil {
+		if err := traceview.WriteShow(&out, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := tracefile.WriteSteps(&out, s); err != nil {
+		if err := traceview.WriteSteps(&out, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -247,8 +248,8 @@ func FuzzRead(f *testing.F) {
 		}
 		s := tracefile.FromEvents(events)
 		for _, w := range []func(*strings.Builder) error{
-			func(b *strings.Builder) error { return tracefile.WriteShow(b, s) },
-			func(b *strings.Builder) error { return tracefile.WriteSteps(b, s) },
+			func(b *strings.Builder) error { return traceview.WriteShow(b, s) },
+			func(b *strings.Builder) error { return traceview.WriteSteps(b, s) },
 		} {
 			var b strings.Builder
 			if err := w(&b); err != nil {

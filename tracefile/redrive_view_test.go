@@ -9,6 +9,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // TestRedriveView: a redrive shows as a run of its own, named with its
@@ -41,11 +42,11 @@ func TestRedriveView(t *testing.T) {
 		{"p (plan-1)", "a", "1", "success", "3ms", ""},
 		{"p (plan-1)", "b", "1", "failed", "3ms", "no"},
 		{"p (plan-1, redrive 1)", "a", "1", "success (reused)", "-", ""},
-	}, tracefile.StepRows(s)); d != "" {
+	}, traceview.StepRows(s)); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	var b strings.Builder
-	if err := tracefile.WriteShow(&b, s); err != nil {
+	if err := traceview.WriteShow(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	if out := b.String(); !strings.Contains(out, "plan p (plan-1, redrive 1) (plans/plan-1.json): no plan_end") || strings.Contains(out, "torn") {
@@ -55,7 +56,7 @@ func TestRedriveView(t *testing.T) {
 		filepath.Join(dir, "trace.jsonl") + ": line 11: torn: 50 bytes that do not end as JSON (a write cut short, e.g. by a crash); skipped",
 		filepath.Join(dir, "delegations", "plan-1-b-1", "trace.jsonl") + ": line 2: torn: its first 45 bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read",
 	}
-	if d := cmp.Diff(want, tracefile.SkippedLines(s)); d != "" {
+	if d := cmp.Diff(want, traceview.SkippedLines(s)); d != "" {
 		t.Errorf("skipped lines (-want +got):\n%s", d)
 	}
 }

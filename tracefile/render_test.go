@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // TestWriteStepsAlignment: columns line up in terminal cells (a CJK
@@ -19,7 +20,7 @@ func TestWriteStepsAlignment(t *testing.T) {
 		line(ts(3), "plan_step", sid, "plan_id", "p", "step_id", "x\x1b[2J\u202e", "status", "failed", "attempt", 0, "duration_ms", 0, "error", "line one\nline two\ttab")
 	s := fromText(t, src)
 	var b strings.Builder
-	if err := tracefile.WriteSteps(&b, s); err != nil {
+	if err := traceview.WriteSteps(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "PLAN  STEP            ATTEMPT  STATUS   DURATION  ERROR\n" +
@@ -41,7 +42,7 @@ func TestWriteShowMinimal(t *testing.T) {
 	s := tracefile.FromEvents(events)
 	s.Notes = append(ns, s.Notes...)
 	var b strings.Builder
-	if err := tracefile.WriteShow(&b, s); err != nil {
+	if err := traceview.WriteShow(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := `session (unknown id)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 func fromText(t *testing.T, src string) *tracefile.Session {
@@ -30,7 +31,7 @@ func TestStepRows(t *testing.T) {
 		{"p", "b", "-", "skipped", "-", ""},
 		{"p", "c", "1", "success", "200ms", ""},
 	}
-	if d := cmp.Diff(want, tracefile.StepRows(s)); d != "" {
+	if d := cmp.Diff(want, traceview.StepRows(s)); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	if st, ok := s.ExitStatus(); st != "ok" || !ok {
@@ -55,7 +56,7 @@ func TestStepRowsUnsettled(t *testing.T) {
 		{line(ts(3), "session_end", sid, "exit_status", "failed"), "unsettled"},
 		{line(ts(3), "spawner_ended", sid), "unsettled"},
 	} {
-		rows := tracefile.StepRows(fromText(t, head+tt.tail))
+		rows := traceview.StepRows(fromText(t, head+tt.tail))
 		if got := rows[1][3]; got != tt.status {
 			t.Errorf("after %q: status %q, want %q", tt.tail, got, tt.status)
 		}
@@ -241,7 +242,7 @@ func TestLargeTrace(t *testing.T) {
 	}
 	s := fromText(t, b.String())
 	var out strings.Builder
-	if err := tracefile.WriteSteps(&out, s); err != nil {
+	if err := traceview.WriteSteps(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(out.String(), "\n"); got != n+1 || strings.Contains(out.String(), "running") {

@@ -13,6 +13,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // traceCommand is planc trace (docs/cli.md).
@@ -148,13 +149,13 @@ func runTrace(e *env, c *command, args []string) int {
 	var out bytes.Buffer
 	switch {
 	case a.view == "steps" && a.json:
-		err = tracefile.WriteStepsJSON(&out, s)
+		err = traceview.WriteStepsJSON(&out, s)
 	case a.view == "steps":
-		err = tracefile.WriteSteps(&out, s)
+		err = traceview.WriteSteps(&out, s)
 	case a.json:
-		err = tracefile.WriteShowJSON(&out, s)
+		err = traceview.WriteShowJSON(&out, s)
 	default:
-		err = tracefile.WriteShow(&out, s)
+		err = traceview.WriteShow(&out, s)
 	}
 	if err == nil {
 		_, err = e.stdout.Write(out.Bytes())
@@ -167,7 +168,7 @@ func runTrace(e *env, c *command, args []string) int {
 			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
 		}
 	} else {
-		traceNotes(e, tracefile.SkippedLines(s))
+		traceNotes(e, traceview.SkippedLines(s))
 	}
 	return exitOK
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // openTraceSession opens the session pos names (the newest one when it
@@ -25,7 +26,7 @@ func openTraceSession(e *env, a traceArgs, pos []string) (*tracefile.Session, in
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return nil, 0, exitUsage, false
 	}
-	traceNotes(e, tracefile.SkippedLines(s))
+	traceNotes(e, traceview.SkippedLines(s))
 	n := a.plan
 	if n == 0 {
 		last, ok := s.LastPlan()
@@ -123,7 +124,7 @@ func traceList(e *env, c *command, a traceArgs) int {
 		return e.usageError(c, "planc trace list takes no arguments: it lists the project's sessions, under %s of the current directory or the nearest parent holding a .planc/", session.DefaultSessionsDir)
 	}
 	home := findTraceHome()
-	list, err := tracefile.ListSessions(home.dir)
+	list, err := traceview.ListSessions(home.dir)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return exitUsage
@@ -133,22 +134,22 @@ func traceList(e *env, c *command, a traceArgs) int {
 	for i := range list {
 		for j := range list[i].Plans {
 			p := &list[i].Plans[j]
-			if p.Outcome == tracefile.OutcomeUnfinished && p.Plan != nil {
+			if p.Outcome == traceview.OutcomeUnfinished && p.Plan != nil {
 				held, err := session.PlanHeld(list[i].Dir, *p.Plan)
 				switch {
 				case err != nil:
 					fmt.Fprintf(e.stderr, "planc trace: note: cannot tell whether plan %d of %s is running (%v); it is listed as unfinished\n", *p.Plan, list[i].Session, err)
 				case held:
-					p.Outcome = tracefile.OutcomeRunning
+					p.Outcome = traceview.OutcomeRunning
 				}
 			}
 		}
 	}
 	var out bytes.Buffer
 	if a.json {
-		err = tracefile.WriteListJSON(&out, list)
+		err = traceview.WriteListJSON(&out, list)
 	} else {
-		err = tracefile.WriteList(&out, list)
+		err = traceview.WriteList(&out, list)
 	}
 	if err == nil {
 		_, err = e.stdout.Write(out.Bytes())

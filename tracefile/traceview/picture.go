@@ -1,4 +1,4 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/planc/planc/graph"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/tracefile"
 )
 
 // Timeline is one plan of a session as it ran, every run of it (the first
@@ -84,15 +85,15 @@ type timing struct{ start, end time.Time }
 
 // timings reads each dispatch's start and end time from the trace's lines,
 // grouping lines into plans as FromEvents does.
-func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
-	out := map[*Plan]map[attemptKey]*timing{}
-	var started []*Plan
+func timings(s *tracefile.Session) map[*tracefile.Plan]map[attemptKey]*timing {
+	out := map[*tracefile.Plan]map[attemptKey]*timing{}
+	var started []*tracefile.Plan
 	for _, p := range s.Plans {
 		if p.Started {
 			started = append(started, p)
 		}
 	}
-	open := map[string]*Plan{}
+	open := map[string]*tracefile.Plan{}
 	next := 0
 	for i := range s.Events {
 		e := &s.Events[i]
@@ -130,10 +131,10 @@ func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
 	return out
 }
 
-// Timeline returns plan n of the session as it ran, every run of it
+// PlanTimeline returns plan n of the session as it ran, every run of it
 // together; the error names the plans there are when it has no plan n.
-func (s *Session) Timeline(n int) (*Timeline, error) {
-	runs, err := s.runsOf(n)
+func PlanTimeline(s *tracefile.Session, n int) (*Timeline, error) {
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, err
 	}
@@ -160,14 +161,14 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 			}
 		}
 	}
-	times := s.timings()
+	times := timings(s)
 	for _, p := range runs {
 		for _, a := range p.Attempts {
 			r := byID[a.StepID]
 			if r == nil {
 				continue
 			}
-			status := attemptRow(s, p, a)[2]
+			status := s.AttemptRow(p, a)[2]
 			status = strings.TrimSuffix(status, " (reused)")
 			if a.Kind != "" {
 				r.Kind = a.Kind
@@ -251,7 +252,7 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 		} else {
 			buf = nil
 		}
-		l := Clean(string(line))
+		l := tracefile.Clean(string(line))
 		if r := []rune(l); len(r) > 200 {
 			l = string(r[:199]) + "…"
 		}
@@ -264,8 +265,8 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 // the plan file's drawing (graph.WriteRunDOT, or graph.WriteRunMermaid for
 // format "mermaid"), each step coloured and labelled by what the trace
 // says of it, the tool lane as the run dispatched it.
-func WriteGraph(w io.Writer, s *Session, n int, format string) error {
-	tl, err := s.Timeline(n)
+func WriteGraph(w io.Writer, s *tracefile.Session, n int, format string) error {
+	tl, err := PlanTimeline(s, n)
 	if err != nil {
 		return err
 	}
@@ -290,7 +291,7 @@ func WriteGraph(w io.Writer, s *Session, n int, format string) error {
 			sr.Status = ""
 		}
 		if len(r.Bars) > 0 {
-			sr.Duration = duration(r.Duration)
+			sr.Duration = tracefile.Duration(r.Duration)
 		}
 		run.Steps[i] = sr
 	}
@@ -316,4 +317,10 @@ func WriteGraph(w io.Writer, s *Session, n int, format string) error {
 		return graph.WriteRunMermaid(w, p, run)
 	}
 	return graph.WriteRunDOT(w, p, run)
+}
+
+// attemptKey names one dispatch of a step.
+type attemptKey struct {
+	stepID  string
+	attempt int
 }

@@ -1,7 +1,8 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/tracefile"
 )
 
 // Outcome of a plan whose last run has plan_start and no plan_end: it is
@@ -81,7 +83,7 @@ func ListSessions(root string) ([]SessionJSON, error) {
 		if !ent.IsDir() || !isSessionDir(dir) {
 			continue
 		}
-		s, err := OpenTop(dir)
+		s, err := tracefile.OpenTop(dir)
 		if err != nil {
 			continue // gone since ReadDir
 		}
@@ -104,7 +106,7 @@ func isSessionDir(dir string) bool {
 // number, in order, each with its last run's outcome and its redrives;
 // then, for lines whose plan_start the trace lacks, one entry per such
 // plan.
-func Summary(s *Session) SessionJSON {
+func Summary(s *tracefile.Session) SessionJSON {
 	j := SessionJSON{Session: s.ID, Dir: s.Dir, Capsule: nonEmpty(s.Capsule), Version: nonEmpty(s.Version),
 		Started: nonEmpty(s.Started), Plans: []PlanSummary{}, notes: SkippedLines(s)}
 	if st, ok := s.ExitStatus(); ok {
@@ -115,14 +117,14 @@ func Summary(s *Session) SessionJSON {
 	}
 	for _, p := range s.Plans {
 		if planNumber(p) == nil {
-			j.Plans = append(j.Plans, summarize([]*Plan{p}))
+			j.Plans = append(j.Plans, summarize([]*tracefile.Plan{p}))
 		}
 	}
 	return j
 }
 
 // summarize sums up the runs of one plan.
-func summarize(runs []*Plan) PlanSummary {
+func summarize(runs []*tracefile.Plan) PlanSummary {
 	first, last := runs[0], runs[len(runs)-1]
 	ps := PlanSummary{Plan: planNumber(first), PlanID: first.ID, Outcome: OutcomeUnfinished}
 	for _, p := range runs {
@@ -133,7 +135,7 @@ func summarize(runs []*Plan) PlanSummary {
 		ps.Steps = &first.StepCount
 	}
 	if last.Ended {
-		ps.Outcome, ps.FailedStep = or(last.Outcome, "?"), nonEmpty(last.FailedStep)
+		ps.Outcome, ps.FailedStep = cmp.Or(last.Outcome, "?"), nonEmpty(last.FailedStep)
 	}
 	return ps
 }
@@ -153,7 +155,7 @@ var listHeader = []string{"SESSION", "PLAN", "ID", "OUTCOME", "REDRIVES", "STEPS
 func WriteList(w io.Writer, sessions []SessionJSON) error {
 	rows := [][]string{listHeader}
 	for _, s := range sessions {
-		id := or(s.Session, filepath.Base(s.Dir))
+		id := cmp.Or(s.Session, filepath.Base(s.Dir))
 		if len(s.Plans) == 0 {
 			rows = append(rows, []string{id, "-", "-", "-", "-", "-", ""})
 		}

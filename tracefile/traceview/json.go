@@ -1,4 +1,4 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/tracefile"
 )
 
 // The JSON forms of `planc trace steps`, `show` and `list` (`--format
@@ -59,7 +60,7 @@ type AttemptJSON struct {
 
 // StepsJSON returns `planc trace steps --format json`'s rows for s: the
 // rows of StepRows, without the header, as objects.
-func StepsJSON(s *Session) []StepJSON {
+func StepsJSON(s *tracefile.Session) []StepJSON {
 	var rows []StepJSON
 	for _, p := range s.Plans {
 		num := planNumber(p)
@@ -72,7 +73,7 @@ func StepsJSON(s *Session) []StepJSON {
 
 // WriteStepsJSON writes StepsJSON as JSON Lines: one object a line, no
 // line at all for a trace without steps.
-func WriteStepsJSON(w io.Writer, s *Session) error {
+func WriteStepsJSON(w io.Writer, s *tracefile.Session) error {
 	var b bytes.Buffer
 	for _, r := range StepsJSON(s) {
 		if err := encodeLine(&b, r); err != nil {
@@ -92,7 +93,7 @@ func encodeLine(b *bytes.Buffer, v any) error {
 }
 
 // planNumber returns p's number, nil when its plan file names none.
-func planNumber(p *Plan) *int {
+func planNumber(p *tracefile.Plan) *int {
 	if n, ok := sessionfmt.PlanNumber(p.File); ok {
 		return &n
 	}
@@ -100,8 +101,8 @@ func planNumber(p *Plan) *int {
 }
 
 // attemptJSON is attemptRow as an object.
-func attemptJSON(s *Session, p *Plan, a *Attempt) AttemptJSON {
-	row := attemptRow(s, p, a)
+func attemptJSON(s *tracefile.Session, p *tracefile.Plan, a *tracefile.Attempt) AttemptJSON {
+	row := s.AttemptRow(p, a)
 	status := a.Status
 	if !a.Settled {
 		status = row[2]
@@ -230,7 +231,7 @@ type NoteJSON struct {
 }
 
 // Show returns `planc trace show --format json`'s object for s.
-func Show(s *Session) *ShowJSON {
+func Show(s *tracefile.Session) *ShowJSON {
 	j := &ShowJSON{Session: s.ID, Dir: s.Dir, Capsule: nonEmpty(s.Capsule), Version: nonEmpty(s.Version), Started: nonEmpty(s.Started),
 		SpawnedBy: nonEmpty(s.SpawnedBy), DelegationID: nonEmpty(s.DelegationID), SpawnerEnded: s.SpawnerEnded,
 		Runs: []RunJSON{}, Plans: []PlanJSON{}, Tasks: []TaskJSON{}, Delegations: []DelegationJSON{}, Notes: []NoteJSON{}}
@@ -277,7 +278,7 @@ func Show(s *Session) *ShowJSON {
 }
 
 // planJSON is one plan run as an object.
-func planJSON(s *Session, p *Plan) PlanJSON {
+func planJSON(s *tracefile.Session, p *tracefile.Plan) PlanJSON {
 	j := PlanJSON{Plan: planNumber(p), PlanID: p.ID, PlanFile: nonEmpty(p.File), SHA256: nonEmpty(p.SHA256), Redrive: p.Redrive,
 		Ended: p.Ended, Attempts: []AttemptJSON{}, Denials: []DenialJSON{}}
 	if p.Started {
@@ -313,7 +314,7 @@ func orEmpty(list []string) []string {
 
 // WriteShowJSON writes Show(s) as one JSON object, indented by two
 // spaces as `planc run` prints its report.
-func WriteShowJSON(w io.Writer, s *Session) error {
+func WriteShowJSON(w io.Writer, s *tracefile.Session) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
