@@ -83,7 +83,7 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	}
 	workDir := r.workDir
 	prior, notes := RedrivePrior(rec, prog, func(k tracefile.KeptOutput, whole string) string {
-		return sessionfmt.CutText(whole, session.OutputLimit, session.ShownPath(workDir, k.Path))
+		return sessionfmt.CutText(whole, sessionfmt.OutputLimit, session.ShownPath(workDir, k.Path))
 	})
 	rd = &redrive{
 		lock: lock, file: pf, plan: plan, prog: prog,

@@ -179,7 +179,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 		}
 	}
 	id := d.delegationID(c)
-	dir := filepath.Join(d.task.Session.Dir, session.DelegationsDir, id)
+	dir := filepath.Join(d.task.Session.Dir, sessionfmt.DelegationsDir, id)
 	ch, err := d.start(st, exe, rc, id, dir, c.Objective)
 	if err != nil {
 		return "", fmt.Errorf("cannot spawn %q: %w", rc.Name, err)
@@ -267,7 +267,7 @@ func lastLine(path string) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if len(last) > 200 {
-		last = last[:session.CutPoint(last, 200)] + "…"
+		last = last[:sessionfmt.CutPoint(last, 200)] + "…"
 	}
 	return last
 }

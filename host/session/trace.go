@@ -16,9 +16,6 @@ import (
 	"github.com/planc/planc/vm"
 )
 
-// TraceFile is the trace's file name in the session directory.
-const TraceFile = sessionfmt.TraceFile
-
 // tsLayout is RFC 3339 in UTC with all nine digits of the nanoseconds, so
 // every ts has the same width and sorts as text.
 const tsLayout = "2006-01-02T15:04:05.000000000Z07:00"
@@ -64,7 +61,7 @@ type Trace struct {
 // (package OpenTrace), whose lines name the session's id: the one way a
 // run, a sub-capsule's command and a refused sub-capsule's record open it.
 func (s *Session) OpenTrace() (*Trace, error) {
-	return OpenTrace(filepath.Join(s.Dir, TraceFile), s.Info.ID)
+	return OpenTrace(filepath.Join(s.Dir, sessionfmt.TraceFile), s.Info.ID)
 }
 
 // OpenTrace opens (creating it if need be) the trace file at path for
@@ -212,7 +209,7 @@ func (t *Trace) SessionStart(capsule, version, spawnedBy, delegationID string) {
 // Start writes session_start for the session info describes: its
 // capsule and version, and the parent session and delegation of a
 // sub-capsule's.
-func (t *Trace) Start(info Info) {
+func (t *Trace) Start(info sessionfmt.SessionInfo) {
 	t.SessionStart(info.Capsule, info.Version, deref(info.SpawnedBy), deref(info.DelegationID))
 }
 

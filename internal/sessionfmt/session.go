@@ -8,6 +8,8 @@ const (
 	SessionFile    = "session.json"
 	DelegationsDir = "delegations"
 	CompletionFile = "completion.json"
+	// NotesFile is notes.md, which the built-in notes tool appends to.
+	NotesFile = "notes.md"
 )
 
 // SessionInfo is session.json: who the session is (docs/running.md). The run
