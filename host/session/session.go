@@ -54,7 +54,7 @@ type Session struct {
 func NewID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	return now.UTC().Format(sessionfmt.IDTimeLayout) + "-" + hex.EncodeToString(b[:])
 }
 
 // Create makes a new session directory under root (made if need be),

@@ -1,5 +1,10 @@
 package sessionfmt
 
+// IDTimeLayout is the UTC time a session id starts with (time.Format's
+// layout): a session id is <IDTimeLayout>-<6 hex>, e.g.
+// 20250102T150405Z-a1b2c3, and names its session directory.
+const IDTimeLayout = "20060102T150405Z"
+
 // The names of a session directory's files (docs/trace.md, "What a run
 // keeps beside the trace"), for the host that writes them (host/session)
 // and for the reader (tracefile).
