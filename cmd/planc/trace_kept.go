@@ -129,22 +129,7 @@ func traceList(e *env, c *command, a traceArgs) int {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
 		return exitUsage
 	}
-	// An unfinished plan whose lock is held is running now; one whose
-	// lock nobody holds was left by a planc that died (S27).
-	for i := range list {
-		for j := range list[i].Plans {
-			p := &list[i].Plans[j]
-			if p.Outcome == traceview.OutcomeUnfinished && p.Plan != nil {
-				held, err := session.PlanHeld(list[i].Dir, *p.Plan)
-				switch {
-				case err != nil:
-					fmt.Fprintf(e.stderr, "planc trace: note: cannot tell whether plan %d of %s is running (%v); it is listed as unfinished\n", *p.Plan, list[i].Session, err)
-				case held:
-					p.Outcome = traceview.OutcomeRunning
-				}
-			}
-		}
-	}
+	traceNotes(e, traceview.MarkRunning(list, session.PlanHeld))
 	var out bytes.Buffer
 	if a.json {
 		err = traceview.WriteListJSON(&out, list)

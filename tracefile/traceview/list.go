@@ -190,3 +190,28 @@ func WriteListJSON(w io.Writer, sessions []SessionJSON) error {
 	_, err := w.Write(b.Bytes())
 	return err
 }
+
+// MarkRunning sets the outcome of each unfinished plan in sessions whose
+// lock is held (held says, as host/session.PlanHeld does) to
+// OutcomeRunning: it is running now; one whose lock nobody holds was left
+// by a planc that died (S27) and stays unfinished. It returns a note for
+// each plan it cannot tell about.
+func MarkRunning(sessions []SessionJSON, held func(dir string, n int) (bool, error)) []string {
+	var notes []string
+	for i := range sessions {
+		for j := range sessions[i].Plans {
+			p := &sessions[i].Plans[j]
+			if p.Outcome != OutcomeUnfinished || p.Plan == nil {
+				continue
+			}
+			h, err := held(sessions[i].Dir, *p.Plan)
+			switch {
+			case err != nil:
+				notes = append(notes, fmt.Sprintf("cannot tell whether plan %d of %s is running (%v); it is listed as unfinished", *p.Plan, sessions[i].Session, err))
+			case h:
+				p.Outcome = OutcomeRunning
+			}
+		}
+	}
+	return notes
+}
