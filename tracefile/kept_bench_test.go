@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
@@ -24,7 +25,7 @@ func BenchmarkTraceViews(b *testing.B) {
 	prog := lower(b, benchPlan(n)...)
 	root := b.TempDir()
 	dir := filepath.Join(root, "20250102T150405Z-a1b2c3")
-	write(b, dir, map[string]string{"session.json": sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", "")})
+	tracetest.Write(b, dir, map[string]string{"session.json": tracetest.SessionJSON("20250102T150405Z-a1b2c3", "local/c", "", "")})
 	k := newKeeper(b, dir, 1)
 	last := fmt.Sprintf("step-%d", n-1)
 	k.fail = func(id string, _ int) bool { return id == last }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
@@ -23,8 +24,8 @@ func BenchmarkTracePicture(b *testing.B) {
 	steps := benchPlan(n)
 	prog := lower(b, steps...)
 	dir := filepath.Join(b.TempDir(), "20250102T150405Z-a1b2c3")
-	write(b, dir, map[string]string{
-		"session.json":         sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
+	tracetest.Write(b, dir, map[string]string{
+		"session.json":         tracetest.SessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
 		sessionfmt.PlanFile(1): `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`,
 	})
 	k := newKeeper(b, dir, 1)

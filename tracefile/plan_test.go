@@ -20,6 +20,7 @@ import (
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/vm"
 )
 
@@ -287,7 +288,9 @@ func cutAfter(t *testing.T, dir, marker string) {
 // note, and a plan that never started is an error.
 func TestReadPlanTornAndShared(t *testing.T) {
 	dir := t.TempDir()
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "aa") +
 		L("plan_step_start", "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
@@ -299,7 +302,7 @@ func TestReadPlanTornAndShared(t *testing.T) {
 		L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "aa", "redrive", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 0, "error", nil, "reused", true, "output_bytes", 5) +
 		L("plan_step_start", "plan_id", "p", "step_id", "b", "kind", "shell", "attempt", 3)
-	write(t, dir, map[string]string{sessionfmt.TraceFile: trace})
+	tracetest.Write(t, dir, map[string]string{sessionfmt.TraceFile: trace})
 	rec, err := tracefile.ReadPlan(dir, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -333,12 +336,14 @@ func TestReadPlanTornAndShared(t *testing.T) {
 // declare is a note; a cut function of the host's makes the text.
 func TestPriorMissingOutput(t *testing.T) {
 	dir := t.TempDir()
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-4.json", "steps", 3) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 2, "duration_ms", 3, "error", nil) +
 		L("plan_step", "plan_id", "p", "step_id", "b", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
 		L("plan_step", "plan_id", "p", "step_id", "gone", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil)
-	write(t, dir, map[string]string{
+	tracetest.Write(t, dir, map[string]string{
 		sessionfmt.TraceFile:             trace,
 		sessionfmt.OutputPath(4, "a", 2): strings.Repeat("x", sessionfmt.OutputLimit+1),
 	})
@@ -372,7 +377,9 @@ func TestPriorMissingOutput(t *testing.T) {
 // TestPriorReportOfAnotherPlan: a kept report that is not the plan's, or
 // not JSON, is passed over with a note, and outputs/ read instead.
 func TestPriorReportOfAnotherPlan(t *testing.T) {
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil)
 	for name, report := range map[string]string{
@@ -380,7 +387,7 @@ func TestPriorReportOfAnotherPlan(t *testing.T) {
 		"not json":   `{"plan_id": `,
 	} {
 		dir := t.TempDir()
-		write(t, dir, map[string]string{sessionfmt.TraceFile: trace, sessionfmt.OutputPath(1, "a", 1): "right", sessionfmt.ReportPath(1): report})
+		tracetest.Write(t, dir, map[string]string{sessionfmt.TraceFile: trace, sessionfmt.OutputPath(1, "a", 1): "right", sessionfmt.ReportPath(1): report})
 		rec, err := tracefile.ReadPlan(dir, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/tracefile/traceview"
 )
 
@@ -18,7 +19,9 @@ import (
 // and not in show's notes sections.
 func TestRedriveView(t *testing.T) {
 	dir := t.TempDir()
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "aa") +
 		L("plan_step_start", "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
@@ -32,7 +35,7 @@ func TestRedriveView(t *testing.T) {
 		`{"ts":"2025-01-02T15:04:05Z","event":"plan_step_st` + "\n"
 	child := L("session_start", "capsule", "local/w", "version", "0.1.0", "spawned_by", sid, "delegation_id", "plan-1-b-1") +
 		`{"ts":"2025-01-02T15:04:05Z","event":"plan_st` + L("session_end", "exit_status", "failed")
-	write(t, dir, map[string]string{sessionfmt.TraceFile: trace, "delegations/plan-1-b-1/trace.jsonl": child})
+	tracetest.Write(t, dir, map[string]string{sessionfmt.TraceFile: trace, "delegations/plan-1-b-1/trace.jsonl": child})
 	s, err := tracefile.Open(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package tracefile_test
+package traceview_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/tracefile/traceview"
 )
 
@@ -27,7 +28,7 @@ const hostileTrace = `{"ts":"2025-01-02T15:04:05Z","event":"session_start","sess
 func TestPictureEscapes(t *testing.T) {
 	dir := t.TempDir()
 	id := "x</title><script>alert(1)</script>\"\x1b]0;t\a"
-	write(t, dir, map[string]string{
+	tracetest.Write(t, dir, map[string]string{
 		sessionfmt.TraceFile:                              hostileTrace,
 		sessionfmt.PlanFile(1):                            `{"id": "p", "steps": [{"id": "x</title><script>alert(1)</script>\"\u001b]0;t\u0007", "tool": "notes"}, {"id": "later", "tool": "notes", "depends_on": ["x</title><script>alert(1)</script>\"\u001b]0;t\u0007"]}]}`,
 		filepath.ToSlash(sessionfmt.OutputPath(1, id, 1)): "<script>alert(3)</script>\n\x1b[2J line 2\n",
