@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
-	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
 
@@ -54,7 +54,7 @@ func TestRunReaderGoesAway(t *testing.T) {
 	if n := len(events); n < 2 || events[n-2] != "plan_end" || events[n-1] != "session_end:ok" {
 		t.Fatalf("the trace does not end with plan_end and session_end ok: %v", events)
 	}
-	b, err := os.ReadFile(filepath.Join(sess, tracefile.ReportPath(1)))
+	b, err := os.ReadFile(filepath.Join(sess, sessionfmt.ReportPath(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRunReaderGoesAway(t *testing.T) {
 		t.Errorf("the kept report: %v\n%s", err, b)
 	}
 	for step, want := range map[string]string{"wait": "waited\n", "more": "1\n2\n3\n"} {
-		if b, err := os.ReadFile(filepath.Join(sess, tracefile.OutputPath(1, step, 1))); err != nil || string(b) != want {
+		if b, err := os.ReadFile(filepath.Join(sess, sessionfmt.OutputPath(1, step, 1))); err != nil || string(b) != want {
 			t.Errorf("%s's kept output %q (%v), want %q", step, b, err, want)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
-	"github.com/planc/planc/tracefile"
 )
 
 // TestTraceAfterRun runs a real plan with planc run, then reads what it
@@ -32,7 +32,7 @@ func TestTraceAfterRun(t *testing.T) {
 		t.Fatalf("planc run: exit %d, want 1:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	sess := oneSession(t, dir)
-	if _, err := os.Stat(filepath.Join(sess, filepath.FromSlash(tracefile.OutputPath(1, "greet", 1)))); err != nil {
+	if _, err := os.Stat(filepath.Join(sess, filepath.FromSlash(sessionfmt.OutputPath(1, "greet", 1)))); err != nil {
 		t.Fatalf("planc run kept no output of greet (S24): %v", err)
 	}
 
@@ -57,7 +57,7 @@ func TestTraceAfterRun(t *testing.T) {
 	}
 
 	rep := plancTrace(t, dir, "report")
-	kept, err := os.ReadFile(filepath.Join(sess, filepath.FromSlash(tracefile.ReportPath(1))))
+	kept, err := os.ReadFile(filepath.Join(sess, filepath.FromSlash(sessionfmt.ReportPath(1))))
 	if err != nil || rep.code != 0 || rep.stdout != string(kept) {
 		t.Fatalf("report: %+v, kept %q (%v)", rep, kept, err)
 	}

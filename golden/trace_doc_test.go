@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
@@ -24,10 +25,10 @@ const traceDoc = "../docs/trace.md"
 // traceEvents are the trace events planc writes (docs/plans.md, "In the
 // trace"), in the order docs/trace.md lists them.
 var traceEvents = []string{
-	tracefile.EventSessionStart, tracefile.EventSessionEnd, tracefile.EventSpawnerEnded,
-	tracefile.EventPlanStart, tracefile.EventPlanStepStart, tracefile.EventPlanStep, tracefile.EventPlanEnd,
-	tracefile.EventDelegationStart, tracefile.EventDelegation, tracefile.EventTaskCanceled, tracefile.EventTaskEnd,
-	tracefile.EventProtectedPathDenied, tracefile.EventCallDenied, tracefile.EventTraceRepaired,
+	sessionfmt.EventSessionStart, sessionfmt.EventSessionEnd, sessionfmt.EventSpawnerEnded,
+	sessionfmt.EventPlanStart, sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep, sessionfmt.EventPlanEnd,
+	sessionfmt.EventDelegationStart, sessionfmt.EventDelegation, sessionfmt.EventTaskCanceled, sessionfmt.EventTaskEnd,
+	sessionfmt.EventProtectedPathDenied, sessionfmt.EventCallDenied, sessionfmt.EventTraceRepaired,
 }
 
 // docTrace is what docs/trace.md says.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
@@ -39,7 +40,7 @@ func runTestCapsule(t *testing.T, ctx context.Context, manifest, objective strin
 	dir := t.TempDir()
 	roost := testkit.WriteRoost(t, dir, "local/w", manifest)
 	testkit.WriteFiles(t, filepath.Join(roost, "local/w"), files...)
-	sess := filepath.Join(dir, "parent", session.DelegationsDir, "plan-1-w-1")
+	sess := filepath.Join(dir, "parent", sessionfmt.DelegationsDir, "plan-1-w-1")
 	var so, se, st bytes.Buffer
 	cfg := capsule.ChildConfig{
 		Manifest: filepath.Join(roost, "local/w", capsule.ManifestFile), SessionDir: sess, Roost: roost, WorkDir: dir,
@@ -58,7 +59,7 @@ func runTestCapsule(t *testing.T, ctx context.Context, manifest, objective strin
 // events returns the child session's trace events, with exit_status.
 func (r capsuleRun) events(t *testing.T) []string {
 	t.Helper()
-	return traceEvents(t, filepath.Join(r.session, session.TraceFile))
+	return traceEvents(t, filepath.Join(r.session, sessionfmt.TraceFile))
 }
 
 // TestRunCapsulePlan: a plan entrypoint runs under the capsule's own
@@ -80,7 +81,7 @@ func TestRunCapsulePlan(t *testing.T) {
 	if diff := cmp.Diff([]string{"session_start", "plan_start", "plan_step_start", "plan_step", "plan_end", "session_end:ok"}, r.events(t)); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
-	if b, _ := os.ReadFile(filepath.Join(r.session, session.NotesFile)); string(b) != "noted\n" {
+	if b, _ := os.ReadFile(filepath.Join(r.session, sessionfmt.NotesFile)); string(b) != "noted\n" {
 		t.Errorf("notes.md %q", b)
 	}
 
@@ -115,7 +116,7 @@ func TestRunParentEnded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := traceEvents(t, filepath.Join(res.Session.Dir, session.TraceFile))
+	ev := traceEvents(t, filepath.Join(res.Session.Dir, sessionfmt.TraceFile))
 	if ev[0] != "session_start" || ev[len(ev)-1] == "session_end" || !strings.Contains(strings.Join(ev, " "), "spawner_ended") {
 		t.Errorf("trace %v", ev)
 	}

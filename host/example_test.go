@@ -9,7 +9,7 @@ import (
 
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capenv"
-	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // ExampleRun runs a plan the way planc run does, from Go: the front end
@@ -52,9 +52,9 @@ func ExampleRun() {
 	for _, s := range res.Report.Steps {
 		fmt.Printf("%s %s %q\n", s.StepID, s.Status, *s.Output)
 	}
-	notes, _ := os.ReadFile(filepath.Join(res.Session.Dir, session.NotesFile))
+	notes, _ := os.ReadFile(filepath.Join(res.Session.Dir, sessionfmt.NotesFile))
 	fmt.Printf("notes.md: %q\n", notes)
-	_, err = os.Stat(filepath.Join(res.Session.Dir, session.TraceFile))
+	_, err = os.Stat(filepath.Join(res.Session.Dir, sessionfmt.TraceFile))
 	fmt.Println("trace written:", err == nil)
 	// Output:
 	// Plan 'note': 3 steps, 3 succeeded, 0 failed, 0 skipped

@@ -15,6 +15,7 @@ import (
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -71,7 +72,7 @@ func TestRunMCP(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, session.NotesFile)); string(b) != "x\nx\n" {
+	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, sessionfmt.NotesFile)); string(b) != "x\nx\n" {
 		t.Errorf("notes.md %q", b)
 	}
 }
@@ -91,7 +92,7 @@ func TestRefuseMCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(dir, session.TraceFile), "test")
+	tr, err := session.OpenTrace(filepath.Join(dir, sessionfmt.TraceFile), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestRefuseMCP(t *testing.T) {
 		}
 	}
 	tr.Close()
-	if got := traceEvents(t, filepath.Join(dir, session.TraceFile)); strings.Join(got, " ") != "protected_path_denied protected_path_denied" {
+	if got := traceEvents(t, filepath.Join(dir, sessionfmt.TraceFile)); strings.Join(got, " ") != "protected_path_denied protected_path_denied" {
 		t.Errorf("trace %v", got)
 	}
 }

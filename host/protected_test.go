@@ -14,7 +14,7 @@ import (
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/protect"
 	"github.com/planc/planc/host/sandbox"
-	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/internal/trust"
 )
@@ -147,7 +147,7 @@ func TestProtectedToolSet(t *testing.T) {
 	testkit.WriteFiles(t, sess, "trace.jsonl", "{}\n", "session.json", "{}\n", "notes.md", "")
 	s := newProtectedSet(protectedInput{m: manifest(t, readFile(t, filepath.Join(dir, "capsule.json"))), manifestDir: dir,
 		manifestPath: filepath.Join(dir, "capsule.json"), workDir: dir, sessionDir: sess, roostDir: filepath.Join(dir, "roost")})
-	notes := filepath.Join(sess, session.NotesFile)
+	notes := filepath.Join(sess, sessionfmt.NotesFile)
 	set := s.toolSet(notes)
 	for _, p := range []string{"capsule.json", "roost/local/w/capsule.json", "roost/local/evil/capsule.json", "bin/tool", "local-tool",
 		".planc/sessions/s1/trace.jsonl", ".planc/sessions/s1/session.json", ".planc/sessions/s1/notes.md", ".planc/sessions/s1/reports/x.json",
@@ -157,7 +157,7 @@ func TestProtectedToolSet(t *testing.T) {
 			t.Errorf("write-file %s: %v", p, err)
 		}
 	}
-	f, err := protect.OpenWrite(sess, session.NotesFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644, set)
+	f, err := protect.OpenWrite(sess, sessionfmt.NotesFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644, set)
 	if err != nil {
 		t.Fatalf("notes: %v", err)
 	}
@@ -206,7 +206,7 @@ func TestRunProtected(t *testing.T) {
 			t.Errorf("%s: %q; want it to name %s", id, e, what)
 		}
 	}
-	if n := strings.Count(strings.Join(traceEvents(t, filepath.Join(sess, session.TraceFile)), " "), "protected_path_denied"); n != 4 {
+	if n := strings.Count(strings.Join(traceEvents(t, filepath.Join(sess, sessionfmt.TraceFile)), " "), "protected_path_denied"); n != 4 {
 		t.Errorf("%d protected_path_denied lines, want 4", n)
 	}
 	if b := readFile(t, filepath.Join(dir, "bin", "tool")); b != "#!/bin/sh\necho tool\n" {
@@ -215,7 +215,7 @@ func TestRunProtected(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "roost", "local", "evil")); err == nil {
 		t.Error("a roost entry was made")
 	}
-	if b := readFile(t, filepath.Join(sess, session.NotesFile)); b != "kept\n" {
+	if b := readFile(t, filepath.Join(sess, sessionfmt.NotesFile)); b != "kept\n" {
 		t.Errorf("notes.md: %q", b)
 	}
 	sp := sc.last()

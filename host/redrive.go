@@ -9,6 +9,7 @@ import (
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/sandbox/cgroups"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/tracefile"
@@ -43,7 +44,7 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 	if sess, err = session.OpenExisting(r.cfg.SessionDir); err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}
 	}
-	rel := tracefile.PlanFile(n)
+	rel := sessionfmt.PlanFile(n)
 	lock, err := sess.LockPlan(n, false)
 	if err != nil {
 		return nil, nil, &RefusedError{Msg: err.Error()}
@@ -81,8 +82,8 @@ func (r *run) prepareRedrive() (sess *session.Session, rd *redrive, err error) {
 		return nil, nil, fmt.Errorf("lower the checked plan: %w", err)
 	}
 	workDir := r.workDir
-	prior, notes := rec.Prior(prog, func(k tracefile.KeptOutput, whole string) string {
-		return tracefile.CutText(whole, session.OutputLimit, session.ShownPath(workDir, k.Path))
+	prior, notes := RedrivePrior(rec, prog, func(k tracefile.KeptOutput, whole string) string {
+		return sessionfmt.CutText(whole, sessionfmt.OutputLimit, session.ShownPath(workDir, k.Path))
 	})
 	rd = &redrive{
 		lock: lock, file: pf, plan: plan, prog: prog,
@@ -102,4 +103,27 @@ func (rd *redrive) removeScopes(task *session.Task) {
 	for k := range rd.opts.Redrive {
 		cgroups.RemoveScope(scopeName(task, k))
 	}
+}
+
+// RedrivePrior is the VM's input for a redrive of prog, the plan rec is
+// of: one vm.Prior per step of prog, indexed like prog.Steps (S26), made
+// of what the trace, the output index, the kept report and the kept
+// outputs hold (tracefile's PlanRecord.Prior, which says which wins; cut
+// as there). The notes are those about the report and the outputs.
+func RedrivePrior(rec *tracefile.PlanRecord, prog *ir.Program, cut tracefile.CutFunc) ([]vm.Prior, []tracefile.Note) {
+	ids := make([]string, len(prog.Steps))
+	for i := range prog.Steps {
+		ids[i] = prog.Steps[i].ID
+	}
+	steps, notes := rec.Prior(ids, cut)
+	prior := make([]vm.Prior, len(steps))
+	for i, s := range steps {
+		prior[i] = vm.Prior{Output: s.Output, Error: s.Error, Attempt: s.Attempt}
+		// tracefile lets through only the statuses the VM spells; a step
+		// with any other would run again.
+		if s.Status != "" && prior[i].Status.UnmarshalText([]byte(s.Status)) != nil {
+			prior[i] = vm.Prior{Attempt: s.Attempt}
+		}
+	}
+	return prior, notes
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -143,7 +144,7 @@ func TestRedrive(t *testing.T) {
 	src, _ := os.ReadFile(filepath.Join(sess, "plans", "plan-1.json"))
 	sum := sha256.Sum256(src)
 	var starts []string
-	for _, l := range testkit.TraceLines(t, filepath.Join(sess, session.TraceFile)) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(sess, sessionfmt.TraceFile)) {
 		switch l["event"] {
 		case "plan_start":
 			starts = append(starts, fmt.Sprintf("%v %v", l["sha256"], l["redrive"]))
@@ -158,13 +159,13 @@ func TestRedrive(t *testing.T) {
 		t.Errorf("plan_start and reused lines (-want +got):\n%s", d)
 	}
 
-	lines := len(testkit.TraceLines(t, filepath.Join(sess, session.TraceFile)))
+	lines := len(testkit.TraceLines(t, filepath.Join(sess, sessionfmt.TraceFile)))
 	_, err = Run(context.Background(), resumeConfig(cfg, sess, 1))
 	var re *RefusedError
 	if !errors.As(err, &re) || err.Error() != "nothing to resume: plan 1 completed" {
 		t.Errorf("redrive of a completed plan: %v", err)
 	}
-	if n := len(testkit.TraceLines(t, filepath.Join(sess, session.TraceFile))); n != lines {
+	if n := len(testkit.TraceLines(t, filepath.Join(sess, sessionfmt.TraceFile))); n != lines {
 		t.Errorf("a refused redrive wrote %d trace lines", n-lines)
 	}
 }

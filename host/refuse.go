@@ -9,7 +9,7 @@ import (
 
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // ScopeFix is how to get a delegated cgroup v2 scope, the fix that ends
@@ -46,7 +46,7 @@ func (r *run) begin() {
 //
 // Two runs making the same --session directory at once can race: the one
 // refused may remove the directory the other just reused.
-func openSession(workDir, dir string, info session.Info) (s *session.Session, undo func(pf *session.PlanFile), err error) {
+func openSession(workDir, dir string, info sessionfmt.SessionInfo) (s *session.Session, undo func(pf *session.PlanFile), err error) {
 	if dir == "" {
 		s, undoNew, err := CreateSession(workDir, info)
 		if err != nil {
@@ -74,7 +74,7 @@ func openSession(workDir, dir string, info session.Info) (s *session.Session, un
 			os.Remove(pf.Path)
 			// Its lock (released by now) goes too, and locks/ when
 			// this plan made it.
-			lock := filepath.Join(s.Dir, filepath.FromSlash(tracefile.LockFile(pf.N)))
+			lock := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.LockFile(pf.N)))
 			os.Remove(lock)
 			os.Remove(filepath.Dir(lock)) // only when empty
 		}
@@ -86,7 +86,7 @@ func openSession(workDir, dir string, info session.Info) (s *session.Session, un
 // undo, which removes that directory again, and .planc/sessions and .planc
 // when this call made them and they are empty: for a session whose first
 // plan is refused (planc serve makes its session before its first plan).
-func CreateSession(workDir string, info session.Info) (s *session.Session, undo func(), err error) {
+func CreateSession(workDir string, info sessionfmt.SessionInfo) (s *session.Session, undo func(), err error) {
 	root := filepath.Join(workDir, session.DefaultSessionsDir)
 	made := missingDirs(root)
 	if s, err = session.Create(root, info); err != nil {

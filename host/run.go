@@ -19,6 +19,7 @@ import (
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/parser"
 	"github.com/planc/planc/vm"
@@ -224,8 +225,8 @@ type run struct {
 	needScope   bool
 	abort       <-chan struct{} // cfg.Abort, or the parent watch's
 	tr          *session.Trace
-	info        session.Info // what session_start says (begin)
-	begun       bool         // session_start is written (begin)
+	info        sessionfmt.SessionInfo // what session_start says (begin)
+	begun       bool                   // session_start is written (begin)
 }
 
 // plan writes the plan file (or takes the redriven one), opens the

@@ -18,6 +18,7 @@ import (
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/vm"
 )
@@ -43,7 +44,7 @@ func (f *fakeScope) Run(_ context.Context, sp sandbox.Spec) sandbox.Result {
 		<-f.killed
 		return sandbox.Result{Err: errors.New("killed: every process of the plan was ended at once")}
 	case "big":
-		return sandbox.Result{Output: []byte(strings.Repeat("b", session.OutputLimit+10))}
+		return sandbox.Result{Output: []byte(strings.Repeat("b", sessionfmt.OutputLimit+10))}
 	}
 	return sandbox.Result{Output: []byte(strings.Join(sp.Argv, " ") + " in " + filepath.Base(sp.Dir) + " protecting " + filepath.Base(sp.Protect[0]))}
 }
@@ -96,7 +97,7 @@ func TestRunInProcess(t *testing.T) {
 	if filepath.Dir(res.Session.Dir) != filepath.Join(dir, session.DefaultSessionsDir) {
 		t.Errorf("session at %s", res.Session.Dir)
 	}
-	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, session.NotesFile)); string(b) != "hi\n" {
+	if b, _ := os.ReadFile(filepath.Join(res.Session.Dir, sessionfmt.NotesFile)); string(b) != "hi\n" {
 		t.Errorf("notes.md %q", b)
 	}
 }
@@ -158,15 +159,15 @@ func TestRunRefusals(t *testing.T) {
 	if err := run(Config{Plan: toolPlan, SessionDir: sess}); err != nil {
 		t.Fatal(err)
 	}
-	before := traceEvents(t, filepath.Join(sess, session.TraceFile))
+	before := traceEvents(t, filepath.Join(sess, sessionfmt.TraceFile))
 	err = run(Config{Env: capenv.New(sh), Plan: shellPlan, SessionDir: sess, probe: func() error { return nil }, open: lost})
 	if !errors.As(err, &re) || re.Code != CodeNoScope {
 		t.Errorf("scope lost in a kept session: %v", err)
 	}
-	if d := cmp.Diff(before, traceEvents(t, filepath.Join(sess, session.TraceFile))); d != "" {
+	if d := cmp.Diff(before, traceEvents(t, filepath.Join(sess, sessionfmt.TraceFile))); d != "" {
 		t.Errorf("the refused plan wrote to the trace (-before +after):\n%s", d)
 	}
-	if _, err := os.Stat(filepath.Join(sess, session.PlansDir, "plan-2.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(sess, sessionfmt.PlansDir, "plan-2.json")); !os.IsNotExist(err) {
 		t.Errorf("the refused plan's file is left (%v)", err)
 	}
 	res, err := Run(context.Background(), Config{WorkDir: dir, Plan: toolPlan, SessionDir: sess})
@@ -268,7 +269,7 @@ func TestRunAbort(t *testing.T) {
 	if s := res.Report.Steps[1]; s.StepID != "b" || s.Status != vm.StatusFailed || !strings.HasPrefix(*s.Error, "killed") {
 		t.Errorf("b: %+v", s)
 	}
-	ev := traceEvents(t, filepath.Join(res.Session.Dir, session.TraceFile))
+	ev := traceEvents(t, filepath.Join(res.Session.Dir, sessionfmt.TraceFile))
 	if ev[len(ev)-1] != "session_end:canceled" {
 		t.Errorf("trace ends %v", ev)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/internal/jsonstr"
 )
 
 // Lower lowers a plan check accepted into a Program. It trusts what check
@@ -245,7 +246,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		return append(dst, v.Str...), nil
 	case ast.String:
 		if v.Ref == nil {
-			return AppendJSONString(dst, v.Str), nil
+			return jsonstr.Append(dst, v.Str), nil
 		}
 		k, err := slot(v.Ref)
 		if err != nil {
@@ -275,7 +276,7 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 				dst = append(dst, ',')
 			}
 			// S7: keys are never references.
-			dst = AppendJSONString(dst, m.Key)
+			dst = jsonstr.Append(dst, m.Key)
 			dst = append(dst, ':')
 			var err error
 			if dst, err = l.encode(dst, m.Value, t, slot, depth+1); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/parser"
 )
@@ -120,7 +121,7 @@ func TestSubmitRefusedByMCPTools(t *testing.T) {
 		t.Fatalf("sessions %v, want one", sessions)
 	}
 	starts := 0
-	for _, l := range testkit.TraceLines(t, filepath.Join(sessions[0], session.TraceFile)) {
+	for _, l := range testkit.TraceLines(t, filepath.Join(sessions[0], sessionfmt.TraceFile)) {
 		if l["event"] == "session_start" {
 			starts++
 		}

@@ -3,9 +3,9 @@
 // session directory, following each delegation into the child session
 // directory it left under delegations/<delegation id>/, and what a run
 // keeps beside the trace (outputs/ and reports/). `planc trace` is its
-// command-line face: WriteSteps and WriteShow (and their JSON forms,
-// WriteStepsJSON and WriteShowJSON), Session.StepLogs for `logs`,
-// Session.Report for `report`, ListSessions and WriteList for `list`.
+// command-line face: Session.StepLogs for `logs`, Session.Report for
+// `report`; the other views (steps, show, list, graph, html) are rendered
+// by package tracefile/traceview.
 //
 // Reading is forgiving by design, because a trace is most wanted when
 // something went wrong: a last line cut short, a torn line (its writer
@@ -18,9 +18,9 @@
 // plans, step attempts, tasks and delegations); Open does both for a
 // directory or file and follows the delegations.
 //
-// It also names what a run keeps beside the trace (S24: PlanFile,
-// OutputPath, ReportPath, RedriveReportPath, StepFileName; CutText is the
-// S20 cut) and reads a plan back for a redrive (S25–S28): ReadPlan gives
+// The names of what a run keeps beside the trace (S24) and the S20 cut
+// are the session directory's format, in internal/sessionfmt, which the
+// writer (host/session) imports too. It reads a plan back for a redrive (S25–S28): ReadPlan gives
 // a PlanRecord of every run of plan n, whose Prior is the VM's
 // Options.Prior.
 package tracefile

@@ -7,36 +7,9 @@ import (
 	"fmt"
 	"io"
 	"time"
-)
 
-// The events of the trace (docs/trace.md).
-const (
-	EventSessionStart        = "session_start"
-	EventSessionEnd          = "session_end"
-	EventSpawnerEnded        = "spawner_ended"
-	EventPlanStart           = "plan_start"
-	EventPlanStepStart       = "plan_step_start"
-	EventPlanStep            = "plan_step"
-	EventPlanEnd             = "plan_end"
-	EventDelegationStart     = "delegation_start"
-	EventDelegation          = "delegation"
-	EventTaskCanceled        = "task_canceled"
-	EventTaskEnd             = "task_end"
-	EventProtectedPathDenied = "protected_path_denied"
-	EventCallDenied          = "call_denied"
-	EventTraceRepaired       = "trace_repaired"
+	"github.com/planc/planc/internal/sessionfmt"
 )
-
-// KnownEvent reports whether name is an event of the trace (docs/trace.md).
-func KnownEvent(name string) bool {
-	switch name {
-	case EventSessionStart, EventSessionEnd, EventSpawnerEnded, EventPlanStart, EventPlanStepStart, EventPlanStep, EventPlanEnd,
-		EventDelegationStart, EventDelegation, EventTaskCanceled, EventTaskEnd, EventProtectedPathDenied, EventCallDenied,
-		EventTraceRepaired:
-		return true
-	}
-	return false
-}
 
 // Event is one line of a trace. Every line has ts, event and session; the
 // other fields are those of its event (docs/trace.md), zero when the
@@ -191,7 +164,7 @@ func scan(r io.Reader, ld *lineDecoder, fn func(*Event)) ([]Note, error) {
 		case note != "":
 			notes = append(notes, Note{Line: n, Text: note})
 		}
-		if !KnownEvent(e.Event) {
+		if !sessionfmt.KnownEvent(e.Event) {
 			notes = append(notes, Note{Line: n, Text: fmt.Sprintf("unknown event %s; not shown", quote(e.Event))})
 		}
 		fn(&e)

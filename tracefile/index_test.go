@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
 )
@@ -28,11 +30,11 @@ func TestPriorFromIndex(t *testing.T) {
 		`{"id": "torn", "shell": "x"}`,
 		`{"id": "last", "shell": "x", "depends_on": ["short", "long", "big", "flaky", "torn"]}`)
 	k := newKeeper(t, dir, 1).withIndex(t)
-	long := strings.Repeat("l", tracefile.IndexedOutputMax+1)
-	big := strings.Repeat("é", tracefile.OutputLimit) // 128 KiB: cut
+	long := strings.Repeat("l", sessionfmt.IndexedOutputMax+1)
+	big := strings.Repeat("é", sessionfmt.OutputLimit) // 128 KiB: cut
 	k.out = map[string]string{"short": "s\n", "long": long, "big": big, "flaky": "f", "torn": "t"}
 	k.fail = func(id string, attempt int) bool { return id == "last" || id == "flaky" && attempt == 1 }
-	rep, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)})
+	rep, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)})
 	if err != nil || rep.FailedStep == nil {
 		t.Fatalf("run: %v %s", err, rep.Summary)
 	}
@@ -44,7 +46,7 @@ func TestPriorFromIndex(t *testing.T) {
 	// The file of torn's attempt says something else than its index line,
 	// which is made torn: the file is what is read.
 	os.WriteFile(filepath.Join(outputs, "torn.1.txt"), []byte("from the file"), 0o644)
-	index := filepath.Join(dir, filepath.FromSlash(tracefile.OutputIndexPath(1)))
+	index := filepath.Join(dir, filepath.FromSlash(sessionfmt.OutputIndexPath(1)))
 	b, _ := os.ReadFile(index)
 	b = []byte(strings.Replace(string(b), `{"step_id":"torn","attempt":1,"bytes":1,"output":"t"}`, `{"step_id":"torn","attempt":1,"by`, 1))
 	os.WriteFile(index, b, 0o644)
@@ -84,7 +86,7 @@ func TestPriorFromIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if prior[1].Reused() || prior[2].Reused() || len(notes) != 2 ||
 		notes[0].Text != `step "long" succeeded, but its kept output outputs/plan-1/long.1.txt cannot be read or is not the 4097 bytes its output index line says; it runs again` ||
 		!strings.HasPrefix(notes[1].Text, `step "big" succeeded, but its kept output outputs/plan-1/big.1.txt cannot be read`) {
@@ -106,16 +108,16 @@ func TestIndexRecord(t *testing.T) {
 		{"binary", 2, "\xff\xfe", "x", `{"step_id":"a/b é","attempt":2,"bytes":2}`},
 		{"cut", 70000, "cut text", "outputs/plan-1/a.txt", `{"step_id":"a/b é","attempt":2,"bytes":70000,"output":"cut text","shown":"outputs/plan-1/a.txt"}`},
 	} {
-		r, ok := tracefile.NewIndexRecord("a/b é", 2, tc.whole, tc.text, tc.shown)
-		if got := string(tracefile.AppendIndexRecord(nil, r)); !ok || got != tc.want+"\n" {
+		r, ok := sessionfmt.NewIndexRecord("a/b é", 2, tc.whole, tc.text, tc.shown)
+		if got := string(sessionfmt.AppendIndexRecord(nil, r)); !ok || got != tc.want+"\n" {
 			t.Errorf("%s: %s (%v), want %s", tc.name, got, ok, tc.want)
 		}
 	}
 	// What would not read back as it is has no line.
-	if _, ok := tracefile.NewIndexRecord("a\xff", 1, 1, "x", ""); ok {
+	if _, ok := sessionfmt.NewIndexRecord("a\xff", 1, 1, "x", ""); ok {
 		t.Error("an id that is not UTF-8 got a line")
 	}
-	if _, ok := tracefile.NewIndexRecord("a", 1, 70000, "cut", "dir\xff/a.1.txt"); ok {
+	if _, ok := sessionfmt.NewIndexRecord("a", 1, 70000, "cut", "dir\xff/a.1.txt"); ok {
 		t.Error("a cut mark naming a path that is not UTF-8 got a line")
 	}
 }

@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,14 +15,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // PlanNumbers returns the numbers of the plans the session's trace started
-// (plan_start's plan_file, PlanNumber), ascending, each once.
+// (plan_start's plan_file, sessionfmt.PlanNumber), ascending, each once.
 func (s *Session) PlanNumbers() []int {
 	var ns []int
 	for _, p := range s.Plans {
-		if n, ok := PlanNumber(p.File); ok && !slices.Contains(ns, n) {
+		if n, ok := sessionfmt.PlanNumber(p.File); ok && !slices.Contains(ns, n) {
 			ns = append(ns, n)
 		}
 	}
@@ -45,15 +47,15 @@ func (s *Session) LastPlan() (int, bool) {
 func (s *Session) PlanRuns(n int) []*Plan {
 	var runs []*Plan
 	for _, p := range s.Plans {
-		if m, ok := PlanNumber(p.File); ok && m == n {
+		if m, ok := sessionfmt.PlanNumber(p.File); ok && m == n {
 			runs = append(runs, p)
 		}
 	}
 	return runs
 }
 
-// runsOf returns the runs of plan n, or an error naming the plans there are.
-func (s *Session) runsOf(n int) ([]*Plan, error) {
+// RunsOf returns the runs of plan n, or an error naming the plans there are.
+func (s *Session) RunsOf(n int) ([]*Plan, error) {
 	if runs := s.PlanRuns(n); len(runs) > 0 {
 		return runs, nil
 	}
@@ -83,7 +85,7 @@ func keptResults(runs []*Plan) bool {
 }
 
 // StepIDs returns the step ids of plan n: those its plan file,
-// PlanFile(n) in the session directory, declares, in order, then those
+// sessionfmt.PlanFile(n) in the session directory, declares, in order, then those
 // only the trace names, in the order first seen.
 func (s *Session) StepIDs(n int) []string {
 	var ids []string
@@ -99,7 +101,7 @@ func (s *Session) StepIDs(n int) []string {
 			ID string `json:"id"`
 		} `json:"steps"`
 	}
-	if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
+	if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
 		for _, st := range doc.Steps {
 			add(st.ID)
 		}
@@ -127,7 +129,7 @@ type LogAttempt struct {
 	Duration time.Duration // how long it ran; 0 until it settled
 	Settled  bool
 	Error    string
-	// Path is where its whole output is kept, OutputPath relative to the
+	// Path is where its whole output is kept, sessionfmt.OutputPath relative to the
 	// session directory; Kept reports whether the file is there.
 	Path string
 	Kept bool
@@ -151,7 +153,7 @@ type StepLogs struct {
 // never dispatched, and a step none of whose attempts left a kept output
 // (a session from before planc kept them, S24).
 func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error) {
-	runs, err := s.runsOf(n)
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +168,9 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 			if !a.Dispatched || a.Attempt < 1 {
 				continue
 			}
-			row := attemptRow(s, p, a)
+			row := s.AttemptRow(p, a)
 			la := LogAttempt{Attempt: a.Attempt, Redrive: p.Redrive, Status: strings.TrimSuffix(row[2], " (reused)"),
-				Settled: a.Settled, Duration: a.Duration, Error: a.Error, Path: OutputPath(n, id, a.Attempt)}
+				Settled: a.Settled, Duration: a.Duration, Error: a.Error, Path: sessionfmt.OutputPath(n, id, a.Attempt)}
 			_, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(la.Path)))
 			la.Kept = err == nil
 			l.Attempts = append(l.Attempts, la)
@@ -185,7 +187,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	case len(l.Attempts) == 0:
 		how := "the trace has no line for it (the plan stopped, or was cut short, before it)"
 		if last != nil {
-			how = "it settled " + or(last.Status, "?") + " without running"
+			how = "it settled " + cmp.Or(last.Status, "?") + " without running"
 			if last.Error != "" {
 				how += " (" + Clean(last.Error) + ")"
 			}
@@ -265,10 +267,10 @@ func (a *LogAttempt) Heading(stepID string) string {
 	if a.Redrive > 0 {
 		fmt.Fprintf(&b, " (redrive %d)", a.Redrive)
 	}
-	b.WriteString(": " + or(Clean(a.Status), "?"))
+	b.WriteString(": " + cmp.Or(Clean(a.Status), "?"))
 	switch {
 	case a.Settled:
-		b.WriteString(" after " + duration(a.Duration))
+		b.WriteString(" after " + Duration(a.Duration))
 		if a.Error != "" {
 			// A failed tool call often printed nothing: its error is
 			// why it failed.
@@ -292,18 +294,18 @@ func (l *StepLogs) File(a *LogAttempt) string {
 	return filepath.Join(l.Dir, filepath.FromSlash(a.Path))
 }
 
-// Report returns plan n's kept report exactly as kept, ReportPath(n), and
+// Report returns plan n's kept report exactly as kept, sessionfmt.ReportPath(n), and
 // a note when it may not be the newest run's (the plan's last run has no
 // plan_end). The error explains a plan the session did not start and a
 // report that is not there: the plan has not ended, or the session is
 // from before planc kept reports (S24).
 func (s *Session) Report(n int) (report []byte, note string, err error) {
-	runs, err := s.runsOf(n)
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, "", err
 	}
 	last := runs[len(runs)-1]
-	b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(ReportPath(n))))
+	b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n))))
 	switch {
 	case err == nil:
 		if !last.Ended {
@@ -317,7 +319,7 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 	case !keptResults(runs):
 		return nil, "", fmt.Errorf("no report was kept for plan %d: the session is from before planc kept reports (its plan_start records no sha256)", n)
 	}
-	return nil, "", fmt.Errorf("no report was kept for plan %d: %s is missing", n, ReportPath(n))
+	return nil, "", fmt.Errorf("no report was kept for plan %d: %s is missing", n, sessionfmt.ReportPath(n))
 }
 
 // maxHeadingError is how much of an attempt's error a heading shows.

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
 
@@ -22,11 +25,11 @@ func BenchmarkTraceViews(b *testing.B) {
 	prog := lower(b, benchPlan(n)...)
 	root := b.TempDir()
 	dir := filepath.Join(root, "20250102T150405Z-a1b2c3")
-	write(b, dir, map[string]string{"session.json": sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", "")})
+	tracetest.Write(b, dir, map[string]string{"session.json": tracetest.SessionJSON("20250102T150405Z-a1b2c3", "local/c", "", "")})
 	k := newKeeper(b, dir, 1)
 	last := fmt.Sprintf("step-%d", n-1)
 	k.fail = func(id string, _ int) bool { return id == last }
-	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
+	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
 		b.Fatal(err)
 	}
 	open := func(b *testing.B) *tracefile.Session {
@@ -56,7 +59,7 @@ func BenchmarkTraceViews(b *testing.B) {
 	b.Run("steps=10000/list", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if list, err := tracefile.ListSessions(root); err != nil || len(list) != 1 {
+			if list, err := traceview.ListSessions(root); err != nil || len(list) != 1 {
 				b.Fatal(err)
 			}
 		}
@@ -65,7 +68,7 @@ func BenchmarkTraceViews(b *testing.B) {
 		b.ReportAllocs()
 		s := open(b)
 		for b.Loop() {
-			if err := tracefile.WriteStepsJSON(io.Discard, s); err != nil {
+			if err := traceview.WriteStepsJSON(io.Discard, s); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -8,7 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // crashedThenRedriven writes a session whose first run died while step
@@ -17,7 +20,9 @@ import (
 // of attempts that returned are kept.
 func crashedThenRedriven(t *testing.T) string {
 	dir := t.TempDir()
-	L := func(sec float64, event string, fields ...any) string { return line(ts(sec), event, sid, fields...) }
+	L := func(sec float64, event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(sec), event, sid, fields...)
+	}
 	const b = "b/x\n"
 	trace := L(0, "session_start", "capsule", "local/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
 		L(0.1, "plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "ab") +
@@ -32,16 +37,16 @@ func crashedThenRedriven(t *testing.T) string {
 		L(10.3, "plan_step", "plan_id", "p", "step_id", b, "status", "success", "attempt", 2, "duration_ms", 1500, "error", nil) +
 		L(10.4, "plan_end", "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 0, "redrive", 1) +
 		L(10.5, "session_end", "exit_status", "ok")
-	write(t, dir, map[string]string{
-		tracefile.TraceFile:                   trace,
-		tracefile.OutputPath(1, "a", 1):       "aaa",
-		tracefile.OutputPath(1, b, 2):         "second try\n",
-		tracefile.ReportPath(1):               `{"plan_id":"p"}` + "\n",
-		tracefile.RedriveReportPath(1, 0):     "never read",
-		tracefile.PlanFile(1):                 `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b/x\n", "shell": "true"}]}`,
-		"outputs/plan-1/unrelated.1.txt":      "x",
-		"outputs/plan-2/" + "a.1.txt":         "another plan's",
-		tracefile.OutputPath(1, "a", 2) + "~": "not a kept name",
+	tracetest.Write(t, dir, map[string]string{
+		sessionfmt.TraceFile:                   trace,
+		sessionfmt.OutputPath(1, "a", 1):       "aaa",
+		sessionfmt.OutputPath(1, b, 2):         "second try\n",
+		sessionfmt.ReportPath(1):               `{"plan_id":"p"}` + "\n",
+		sessionfmt.RedriveReportPath(1, 0):     "never read",
+		sessionfmt.PlanFile(1):                 `{"id": "p", "steps": [{"id": "a", "tool": "notes"}, {"id": "b/x\n", "shell": "true"}]}`,
+		"outputs/plan-1/unrelated.1.txt":       "x",
+		"outputs/plan-2/" + "a.1.txt":          "another plan's",
+		sessionfmt.OutputPath(1, "a", 2) + "~": "not a kept name",
 	})
 	return dir
 }
@@ -122,12 +127,12 @@ func TestStepLogsRefused(t *testing.T) {
 		}
 	}
 	// A step the plan declares that never ran.
-	write(t, dir, map[string]string{tracefile.PlanFile(1): `{"id": "p", "steps": [{"id": "a"}, {"id": "b/x\n"}, {"id": "later"}]}`})
+	tracetest.Write(t, dir, map[string]string{sessionfmt.PlanFile(1): `{"id": "p", "steps": [{"id": "a"}, {"id": "b/x\n"}, {"id": "later"}]}`})
 	if _, err := s.StepLogs(1, "later", false); err == nil || err.Error() != `step "later" of plan 1 was never dispatched, so it printed nothing: the trace has no line for it (the plan stopped, or was cut short, before it)` {
 		t.Errorf("later: %v", err)
 	}
 	// With the kept outputs gone: what is missing, named.
-	if err := os.RemoveAll(filepath.Join(dir, tracefile.OutputsDir)); err != nil {
+	if err := os.RemoveAll(filepath.Join(dir, sessionfmt.OutputsDir)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.StepLogs(1, "a", false); err == nil || err.Error() != `no output was kept for step "a" of plan 1: outputs/plan-1/a.1.txt is missing` {
@@ -146,7 +151,7 @@ func TestReport(t *testing.T) {
 	if err != nil || string(b) != `{"plan_id":"p"}`+"\n" || note != "" {
 		t.Errorf("Report: %q, %q, %v", b, note, err)
 	}
-	os.Remove(filepath.Join(dir, tracefile.ReportPath(1)))
+	os.Remove(filepath.Join(dir, sessionfmt.ReportPath(1)))
 	if _, _, err := s.Report(1); err == nil || err.Error() != "no report was kept for plan 1: reports/plan-1.json is missing" {
 		t.Errorf("Report without the file: %v", err)
 	}
@@ -155,11 +160,13 @@ func TestReport(t *testing.T) {
 // TestListSessions: newest first, by name; a missing root holds none.
 func TestListSessions(t *testing.T) {
 	root := t.TempDir()
-	if list, err := tracefile.ListSessions(filepath.Join(root, "none")); err != nil || list != nil {
+	if list, err := traceview.ListSessions(filepath.Join(root, "none")); err != nil || list != nil {
 		t.Errorf("missing root: %v, %v", list, err)
 	}
-	L := func(id, event string, fields ...any) string { return line(ts(0), event, id, fields...) }
-	write(t, root, map[string]string{
+	L := func(id, event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, id, fields...)
+	}
+	tracetest.Write(t, root, map[string]string{
 		"20250101T000000Z-000001/trace.jsonl": L("20250101T000000Z-000001", "plan_start", "plan_id", "old", "plan_file", "plans/plan-1.json", "steps", 1),
 		"20250102T000000Z-000002/trace.jsonl": L("20250102T000000Z-000002", "plan_start", "plan_id", "x", "plan_file", "plans/plan-1.json", "steps", 1) +
 			L("20250102T000000Z-000002", "plan_end", "plan_id", "x", "outcome", "canceled", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 1) +
@@ -169,7 +176,7 @@ func TestListSessions(t *testing.T) {
 			L("20250102T000000Z-000002", "plan_end", "plan_id", "y", "outcome", "failed", "failed_step", "s", "succeeded", 0, "failed", 1, "skipped", 0, "redrive", 2),
 		"empty/readme": "not a session",
 	})
-	list, err := tracefile.ListSessions(root)
+	list, err := traceview.ListSessions(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,9 +204,9 @@ func TestListSessions(t *testing.T) {
 // TestShowDenials: a call_denied line keeps its hook 0, which is not
 // "no hook".
 func TestShowDenials(t *testing.T) {
-	s := fromText(t, line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1)+
-		line(ts(1), "call_denied", sid, "plan_id", "p", "step_id", "w", "hook", 0, "on", "on-shell"))
-	d := tracefile.Show(s).Plans[0].Denials
+	s := tracetest.FromText(t, tracetest.Line(tracetest.TS(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1)+
+		tracetest.Line(tracetest.TS(1), "call_denied", sid, "plan_id", "p", "step_id", "w", "hook", 0, "on", "on-shell"))
+	d := traceview.Show(s).Plans[0].Denials
 	if len(d) != 1 || d[0].Hook == nil || *d[0].Hook != 0 || *d[0].On != "on-shell" || d[0].Path != nil {
 		t.Errorf("denials %+v", d)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // StatusNotRun is the status `planc trace steps` and `show` give a step
@@ -20,7 +22,7 @@ func (s *Session) addNotRun() {
 		if !p.Ended || p.NotRun() == 0 {
 			continue
 		}
-		n, ok := PlanNumber(p.File)
+		n, ok := sessionfmt.PlanNumber(p.File)
 		if !ok {
 			continue
 		}
@@ -29,7 +31,7 @@ func (s *Session) addNotRun() {
 				ID string `json:"id"`
 			} `json:"steps"`
 		}
-		b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(PlanFile(n))))
+		b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n))))
 		if err != nil || json.Unmarshal(b, &doc) != nil {
 			continue
 		}

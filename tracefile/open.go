@@ -12,17 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
-// The names of a session directory's files (docs/trace.md, "What a run
-// keeps beside the trace"), for the host that writes them and for Open.
-const (
-	TraceFile       = "trace.jsonl"
-	SessionFile     = "session.json"
-	DelegationsDir  = "delegations"
-	CompletionFile  = "completion.json"
-	maxSessionBytes = 1 << 20 // session.json and completion.json are small
-)
+// maxSessionBytes bounds session.json and completion.json, which are small.
+const maxSessionBytes = 1 << 20
 
 // MaxDepth bounds how deep Open follows delegations into child session
 // directories; deeper ones are listed with a note.
@@ -52,10 +47,10 @@ func openAt(path string, follow bool) (*Session, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
-		_, errT := os.Stat(filepath.Join(path, TraceFile))
-		_, errS := os.Stat(filepath.Join(path, SessionFile))
+		_, errT := os.Stat(filepath.Join(path, sessionfmt.TraceFile))
+		_, errS := os.Stat(filepath.Join(path, sessionfmt.SessionFile))
 		if errors.Is(errT, fs.ErrNotExist) && errors.Is(errS, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s is not a session directory: it has neither %s nor %s", path, TraceFile, SessionFile)
+			return nil, fmt.Errorf("%s is not a session directory: it has neither %s nor %s", path, sessionfmt.TraceFile, sessionfmt.SessionFile)
 		}
 	}
 	seen := map[string]bool{}
@@ -69,7 +64,7 @@ func openAt(path string, follow bool) (*Session, error) {
 // way down, so a symbolic link cannot make a loop. A nil seen reads the
 // session alone, without its delegations.
 func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
-	dir, tracePath := path, filepath.Join(path, TraceFile)
+	dir, tracePath := path, filepath.Join(path, sessionfmt.TraceFile)
 	if !isDir {
 		dir, tracePath = filepath.Dir(path), path
 	}
@@ -119,20 +114,20 @@ func noteKey(n Note) int {
 // directory has one (opened as a directory, or a trace file whose
 // directory holds one).
 func (s *Session) readInfo(isDir bool) {
-	var info SessionInfo
-	err := readJSON(filepath.Join(s.Dir, SessionFile), &info)
+	var info sessionfmt.SessionInfo
+	err := readJSON(filepath.Join(s.Dir, sessionfmt.SessionFile), &info)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if isDir {
-			s.Notes = append(s.Notes, Note{Text: "no " + SessionFile + "; the session is described from its trace"})
+			s.Notes = append(s.Notes, Note{Text: "no " + sessionfmt.SessionFile + "; the session is described from its trace"})
 		}
 		return
 	case err != nil:
-		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s: %v; the session is described from its trace", SessionFile, err)})
+		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s: %v; the session is described from its trace", sessionfmt.SessionFile, err)})
 		return
 	}
 	if info.ID != "" && s.ID != "" && info.ID != s.ID {
-		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s names session %s but the trace names %s", SessionFile, quote(info.ID), quote(s.ID))})
+		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("%s names session %s but the trace names %s", sessionfmt.SessionFile, quote(info.ID), quote(s.ID))})
 	}
 	set := func(dst *string, v string) {
 		if v != "" {
@@ -174,7 +169,7 @@ func readJSON(path string, v any) error {
 // followDelegations reads each delegation's child session directory, and
 // lists the directories under delegations/ that the trace does not name.
 func (s *Session) followDelegations(depth int, seen map[string]bool) {
-	base := filepath.Join(s.Dir, DelegationsDir)
+	base := filepath.Join(s.Dir, sessionfmt.DelegationsDir)
 	if entries, err := os.ReadDir(base); err == nil {
 		for _, ent := range entries {
 			if ent.IsDir() && s.delegationByID[ent.Name()] == nil {
@@ -193,23 +188,23 @@ func (s *Session) followDelegations(depth int, seen map[string]bool) {
 		fi, err := os.Stat(dir)
 		switch {
 		case err != nil:
-			d.Note = fmt.Sprintf("no session directory at %s", filepath.Join(DelegationsDir, d.ID))
+			d.Note = fmt.Sprintf("no session directory at %s", filepath.Join(sessionfmt.DelegationsDir, d.ID))
 			if !errors.Is(err, fs.ErrNotExist) {
 				d.Note += fmt.Sprintf(" (%v)", err)
 			}
 			continue
 		case !fi.IsDir():
-			d.Note = fmt.Sprintf("%s is not a directory", filepath.Join(DelegationsDir, d.ID))
+			d.Note = fmt.Sprintf("%s is not a directory", filepath.Join(sessionfmt.DelegationsDir, d.ID))
 			continue
 		case depth+1 >= MaxDepth:
 			d.Note = fmt.Sprintf("delegations nest deeper than %d; not followed", MaxDepth)
 			continue
 		}
-		var c Completion
-		if err := readJSON(filepath.Join(dir, CompletionFile), &c); err == nil {
+		var c sessionfmt.Completion
+		if err := readJSON(filepath.Join(dir, sessionfmt.CompletionFile), &c); err == nil {
 			d.Completion = &c
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			d.Note = fmt.Sprintf("%s: %v", CompletionFile, err)
+			d.Note = fmt.Sprintf("%s: %v", sessionfmt.CompletionFile, err)
 		}
 		d.Child = open(dir, true, depth+1, seen)
 	}
@@ -235,7 +230,7 @@ func Latest(root string) (string, error) {
 		if !entries[i].IsDir() {
 			continue
 		}
-		for _, f := range []string{TraceFile, SessionFile} {
+		for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 				return dir, nil
 			}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 	"github.com/planc/planc/vm"
 )
 
@@ -21,12 +24,12 @@ func BenchmarkTracePicture(b *testing.B) {
 	steps := benchPlan(n)
 	prog := lower(b, steps...)
 	dir := filepath.Join(b.TempDir(), "20250102T150405Z-a1b2c3")
-	write(b, dir, map[string]string{
-		"session.json":        sessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
-		tracefile.PlanFile(1): `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`,
+	tracetest.Write(b, dir, map[string]string{
+		"session.json":         tracetest.SessionJSON("20250102T150405Z-a1b2c3", "local/c", "", ""),
+		sessionfmt.PlanFile(1): `{"id": "p", "steps": [` + strings.Join(steps, ",\n") + `]}`,
 	})
 	k := newKeeper(b, dir, 1)
-	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
+	if _, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)}); err != nil {
 		b.Fatal(err)
 	}
 	for _, view := range []string{"html", "graph-dot"} {
@@ -40,9 +43,9 @@ func BenchmarkTracePicture(b *testing.B) {
 					b.Fatal(err)
 				}
 				if view == "html" {
-					err = tracefile.WriteHTML(&out, s, 1)
+					err = traceview.WriteHTML(&out, s, 1)
 				} else {
-					err = tracefile.WriteGraph(&out, s, 1, "dot")
+					err = traceview.WriteGraph(&out, s, 1, "dot")
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // PlanRecord is what a session holds about plan n across all its runs —
@@ -16,7 +19,7 @@ import (
 // VM's input. The host decides with it whether the plan may be redriven
 // (Completed, VerifyPlan) and numbers the redrive (Redrives+1).
 type PlanRecord struct {
-	// N is the plan's number in the session; File is PlanFile(N).
+	// N is the plan's number in the session; File is sessionfmt.PlanFile(N).
 	N    int
 	File string
 	// Dir is the session directory it was read from.
@@ -85,14 +88,14 @@ var ErrNotStarted = errors.New("no plan_start")
 // for a trace that cannot be read at all, or that holds no plan_start of
 // plan n (ErrNotStarted).
 func ReadPlan(dir string, n int) (*PlanRecord, error) {
-	f, err := os.Open(filepath.Join(dir, TraceFile))
+	f, err := os.Open(filepath.Join(dir, sessionfmt.TraceFile))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	p, err := readPlan(f, n)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, TraceFile), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, sessionfmt.TraceFile), err)
 	}
 	p.Dir = dir
 	return p, nil
@@ -100,14 +103,14 @@ func ReadPlan(dir string, n int) (*PlanRecord, error) {
 
 // readPlan reads plan n's record from a trace stream. A line belongs to
 // plan n when its plan_id is that of the newest plan_start not yet ended
-// whose plan_file is PlanFile(n), as FromEvents groups lines.
+// whose plan_file is sessionfmt.PlanFile(n), as FromEvents groups lines.
 func readPlan(r io.Reader, n int) (*PlanRecord, error) {
-	p := &PlanRecord{N: n, File: PlanFile(n), byID: map[string]int{}}
+	p := &PlanRecord{N: n, File: sessionfmt.PlanFile(n), byID: map[string]int{}}
 	open := map[string]int{} // plan id → number of the plan open under it
 	notes, err := scan(r, &lineDecoder{lean: true}, func(e *Event) {
 		switch e.Event {
-		case EventPlanStart:
-			num, ok := PlanNumber(e.PlanFile)
+		case sessionfmt.EventPlanStart:
+			num, ok := sessionfmt.PlanNumber(e.PlanFile)
 			if !ok {
 				num = -1
 			}
@@ -120,23 +123,23 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 				hint := min(max(e.Steps, 0), 1<<20)
 				p.Steps, p.byID = make([]StepRecord, 0, hint), make(map[string]int, hint)
 			} else if e.SHA256 != p.SHA256 && e.SHA256 != "" {
-				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, or(p.SHA256, "none"))
+				p.note(e, "plan_start records SHA-256 %s, the first run %s", e.SHA256, cmp.Or(p.SHA256, "none"))
 			}
 			p.Runs++
 			p.Redrives = max(p.Redrives, e.Redrive, p.Runs-1)
 			p.Ended, p.Outcome = false, ""
-		case EventPlanStepStart, EventPlanStep, EventPlanEnd:
+		case sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep, sessionfmt.EventPlanEnd:
 			if num, ok := open[e.PlanID]; !ok || num != n {
 				return
 			}
-			if e.Event == EventPlanEnd {
+			if e.Event == sessionfmt.EventPlanEnd {
 				p.Ended, p.Outcome = true, e.Outcome
 				delete(open, e.PlanID)
 				return
 			}
 			s := p.step(e.StepID)
 			s.Attempt = max(s.Attempt, e.Attempt)
-			if e.Event == EventPlanStepStart {
+			if e.Event == sessionfmt.EventPlanStepStart {
 				s.Dispatched, s.Unsettled, s.lastStart = true, true, e.Attempt
 				return
 			}

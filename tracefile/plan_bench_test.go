@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
@@ -76,7 +78,7 @@ func BenchmarkReadPlan(b *testing.B) {
 	dir := b.TempDir()
 	k := newKeeper(b, dir, 1).withIndex(b)
 	k.fail = func(id string, _ int) bool { return id == fmt.Sprintf("step-%d", n-1) }
-	rep, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)})
+	rep, err := vm.Run(context.Background(), prog, k, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: strings.Repeat("a", 64)})
 	if err != nil || rep.FailedStep == nil {
 		b.Fatalf("first run: %v %s", err, rep.Summary)
 	}
@@ -95,8 +97,8 @@ func BenchmarkReadPlan(b *testing.B) {
 		}
 		return to
 	}
-	index := tracefile.OutputIndexPath(1)
-	crashed, reportOnly, outputsOnly := without(dir, tracefile.ReportsDir), without(dir, index), without(dir, tracefile.ReportsDir, index)
+	index := sessionfmt.OutputIndexPath(1)
+	crashed, reportOnly, outputsOnly := without(dir, sessionfmt.ReportsDir), without(dir, index), without(dir, sessionfmt.ReportsDir, index)
 	b.Run("steps=10000/first-run", func(b *testing.B) {
 		var total time.Duration
 		for b.Loop() {
@@ -148,7 +150,7 @@ func readBackB(b *testing.B, dir string, prog *ir.Program) []vm.Prior {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if len(notes) > 0 || len(rec.Notes) > 0 || !prior[len(prior)-2].Reused() || prior[len(prior)-1].Reused() {
 		b.Fatalf("read back: %v %v", notes, rec.Notes)
 	}

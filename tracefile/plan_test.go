@@ -16,8 +16,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/check"
+	"github.com/planc/planc/host"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
 	"github.com/planc/planc/vm"
 )
 
@@ -42,7 +45,7 @@ type keeper struct {
 
 // withIndex makes k keep the plan's output index too.
 func (k *keeper) withIndex(t testing.TB) *keeper {
-	path := filepath.Join(k.dir, filepath.FromSlash(tracefile.OutputIndexPath(k.n)))
+	path := filepath.Join(k.dir, filepath.FromSlash(sessionfmt.OutputIndexPath(k.n)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +59,7 @@ func (k *keeper) withIndex(t testing.TB) *keeper {
 }
 
 func newKeeper(t testing.TB, dir string, n int) *keeper {
-	f, err := os.OpenFile(filepath.Join(dir, tracefile.TraceFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, sessionfmt.TraceFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func (k *keeper) dispatch(c vm.Call) (string, error) {
 	if !ok {
 		whole = c.Step.ID + " out"
 	}
-	rel := tracefile.OutputPath(k.n, c.Step.ID, c.Attempt)
+	rel := sessionfmt.OutputPath(k.n, c.Step.ID, c.Attempt)
 	path := filepath.Join(k.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
@@ -80,10 +83,10 @@ func (k *keeper) dispatch(c vm.Call) (string, error) {
 	if err := os.WriteFile(path, []byte(whole), 0o644); err != nil {
 		return "", err
 	}
-	text := tracefile.CutText(whole, tracefile.OutputLimit, rel)
+	text := sessionfmt.CutText(whole, sessionfmt.OutputLimit, rel)
 	if k.index != nil {
-		r, _ := tracefile.NewIndexRecord(c.Step.ID, c.Attempt, int64(len(whole)), text, rel)
-		line := tracefile.AppendIndexRecord(nil, r)
+		r, _ := sessionfmt.NewIndexRecord(c.Step.ID, c.Attempt, int64(len(whole)), text, rel)
+		line := sessionfmt.AppendIndexRecord(nil, r)
 		if _, err := k.index.Write(line); err != nil {
 			return "", err
 		}
@@ -110,12 +113,12 @@ func (k *keeper) Trace(e vm.Event) {
 // aside as S28 says.
 func keepReport(t testing.TB, dir string, n, redrive int, rep vm.Report) {
 	t.Helper()
-	path := filepath.Join(dir, filepath.FromSlash(tracefile.ReportPath(n)))
+	path := filepath.Join(dir, filepath.FromSlash(sessionfmt.ReportPath(n)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if redrive > 0 {
-		if err := os.Rename(path, filepath.Join(dir, filepath.FromSlash(tracefile.RedriveReportPath(n, redrive-1)))); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(path, filepath.Join(dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, redrive-1)))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
 		}
 	}
@@ -149,7 +152,7 @@ func readBack(t *testing.T, dir string, n int, prog *ir.Program) (*tracefile.Pla
 	if err != nil {
 		t.Fatal(err)
 	}
-	prior, notes := rec.Prior(prog, nil)
+	prior, notes := host.RedrivePrior(rec, prog, nil)
 	if len(notes) > 0 {
 		t.Fatalf("notes: %v", notes)
 	}
@@ -175,7 +178,7 @@ func TestReadPlanRedrives(t *testing.T) {
 	k1 := newKeeper(t, dir, 1)
 	k1.out["big"] = big
 	k1.fail = func(id string, _ int) bool { return id == "flaky" }
-	rep1, err := vm.Run(context.Background(), prog, k1, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: sum})
+	rep1, err := vm.Run(context.Background(), prog, k1, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: sum})
 	if err != nil || rep1.FailedStep == nil {
 		t.Fatalf("run 1: %v %v", err, rep1.Summary)
 	}
@@ -202,7 +205,7 @@ func TestReadPlanRedrives(t *testing.T) {
 	// runs: the trace ends at its plan_step_start, no report is written.
 	k2 := newKeeper(t, dir, 1)
 	k2.out["big"] = "NOT SEEN"
-	rep2, err := vm.Run(context.Background(), prog, k2, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: sum, Redrive: 1, Prior: prior})
+	rep2, err := vm.Run(context.Background(), prog, k2, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: sum, Redrive: 1, Prior: prior})
 	if err != nil || !rep2.Completed {
 		t.Fatalf("redrive 1: %v %v", err, rep2.Summary)
 	}
@@ -232,7 +235,7 @@ func TestReadPlanRedrives(t *testing.T) {
 	// Redrive 2: only use runs, as attempt 2, seeing what one run would
 	// have shown it.
 	k3 := newKeeper(t, dir, 1)
-	rep3, err := vm.Run(context.Background(), prog, k3, vm.Options{PlanFile: tracefile.PlanFile(1), PlanSHA256: sum, Redrive: rec.Redrives + 1, Prior: prior})
+	rep3, err := vm.Run(context.Background(), prog, k3, vm.Options{PlanFile: sessionfmt.PlanFile(1), PlanSHA256: sum, Redrive: rec.Redrives + 1, Prior: prior})
 	if err != nil || !rep3.Completed {
 		t.Fatalf("redrive 2: %v %v", err, rep3.Summary)
 	}
@@ -265,7 +268,7 @@ func TestReadPlanRedrives(t *testing.T) {
 // planc killed then would leave it.
 func cutAfter(t *testing.T, dir, marker string) {
 	t.Helper()
-	path := filepath.Join(dir, tracefile.TraceFile)
+	path := filepath.Join(dir, sessionfmt.TraceFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -285,7 +288,9 @@ func cutAfter(t *testing.T, dir, marker string) {
 // note, and a plan that never started is an error.
 func TestReadPlanTornAndShared(t *testing.T) {
 	dir := t.TempDir()
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "aa") +
 		L("plan_step_start", "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
@@ -297,7 +302,7 @@ func TestReadPlanTornAndShared(t *testing.T) {
 		L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "aa", "redrive", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 0, "error", nil, "reused", true, "output_bytes", 5) +
 		L("plan_step_start", "plan_id", "p", "step_id", "b", "kind", "shell", "attempt", 3)
-	write(t, dir, map[string]string{tracefile.TraceFile: trace})
+	tracetest.Write(t, dir, map[string]string{sessionfmt.TraceFile: trace})
 	rec, err := tracefile.ReadPlan(dir, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -331,14 +336,16 @@ func TestReadPlanTornAndShared(t *testing.T) {
 // declare is a note; a cut function of the host's makes the text.
 func TestPriorMissingOutput(t *testing.T) {
 	dir := t.TempDir()
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-4.json", "steps", 3) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 2, "duration_ms", 3, "error", nil) +
 		L("plan_step", "plan_id", "p", "step_id", "b", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
 		L("plan_step", "plan_id", "p", "step_id", "gone", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil)
-	write(t, dir, map[string]string{
-		tracefile.TraceFile:             trace,
-		tracefile.OutputPath(4, "a", 2): strings.Repeat("x", tracefile.OutputLimit+1),
+	tracetest.Write(t, dir, map[string]string{
+		sessionfmt.TraceFile:             trace,
+		sessionfmt.OutputPath(4, "a", 2): strings.Repeat("x", sessionfmt.OutputLimit+1),
 	})
 	rec, err := tracefile.ReadPlan(dir, 4)
 	if err != nil {
@@ -346,12 +353,12 @@ func TestPriorMissingOutput(t *testing.T) {
 	}
 	prog := lower(t, `{"id": "a", "shell": "x"}`, `{"id": "b", "shell": "y"}`, `{"id": "c", "shell": "z"}`)
 	var cuts []tracefile.KeptOutput
-	prior, notes := rec.Prior(prog, func(k tracefile.KeptOutput, whole string) string {
+	prior, notes := host.RedrivePrior(rec, prog, func(k tracefile.KeptOutput, whole string) string {
 		cuts = append(cuts, k)
-		return tracefile.CutText(whole, tracefile.OutputLimit, "SHOWN")
+		return sessionfmt.CutText(whole, sessionfmt.OutputLimit, "SHOWN")
 	})
 	want := []vm.Prior{
-		{Status: vm.StatusSuccess, Output: strings.Repeat("x", tracefile.OutputLimit) + fmt.Sprintf("\n[cut: %d bytes in all; whole text at SHOWN]", tracefile.OutputLimit+1), Attempt: 2},
+		{Status: vm.StatusSuccess, Output: strings.Repeat("x", sessionfmt.OutputLimit) + fmt.Sprintf("\n[cut: %d bytes in all; whole text at SHOWN]", sessionfmt.OutputLimit+1), Attempt: 2},
 		{Attempt: 1},
 		{},
 	}
@@ -370,7 +377,9 @@ func TestPriorMissingOutput(t *testing.T) {
 // TestPriorReportOfAnotherPlan: a kept report that is not the plan's, or
 // not JSON, is passed over with a note, and outputs/ read instead.
 func TestPriorReportOfAnotherPlan(t *testing.T) {
-	L := func(event string, fields ...any) string { return line(ts(0), event, sid, fields...) }
+	L := func(event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(0), event, sid, fields...)
+	}
 	trace := L("plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
 		L("plan_step", "plan_id", "p", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil)
 	for name, report := range map[string]string{
@@ -378,12 +387,12 @@ func TestPriorReportOfAnotherPlan(t *testing.T) {
 		"not json":   `{"plan_id": `,
 	} {
 		dir := t.TempDir()
-		write(t, dir, map[string]string{tracefile.TraceFile: trace, tracefile.OutputPath(1, "a", 1): "right", tracefile.ReportPath(1): report})
+		tracetest.Write(t, dir, map[string]string{sessionfmt.TraceFile: trace, sessionfmt.OutputPath(1, "a", 1): "right", sessionfmt.ReportPath(1): report})
 		rec, err := tracefile.ReadPlan(dir, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		prior, notes := rec.Prior(lower(t, `{"id": "a", "shell": "x"}`), nil)
+		prior, notes := host.RedrivePrior(rec, lower(t, `{"id": "a", "shell": "x"}`), nil)
 		if prior[0].Output != "right" || len(notes) != 1 || !strings.Contains(notes[0].Text, "reports/plan-1.json") {
 			t.Errorf("%s: prior %+v, notes %v", name, prior, notes)
 		}
@@ -394,7 +403,7 @@ func TestPriorReportOfAnotherPlan(t *testing.T) {
 // plan_start recorded (S25); none recorded cannot vouch for it.
 func TestVerifyPlan(t *testing.T) {
 	data := []byte(`{"id": "p", "steps": []}`)
-	rec := &tracefile.PlanRecord{N: 2, File: tracefile.PlanFile(2), SHA256: "6ae0f5d3dd7f3a43b8a5b0e4b2e2dd53a69a5b57a3b5e2bf6bde0e2c2fb1f0b1"}
+	rec := &tracefile.PlanRecord{N: 2, File: sessionfmt.PlanFile(2), SHA256: "6ae0f5d3dd7f3a43b8a5b0e4b2e2dd53a69a5b57a3b5e2bf6bde0e2c2fb1f0b1"}
 	if err := rec.VerifyPlan(data); err == nil || !strings.Contains(err.Error(), "the file changed since") {
 		t.Errorf("changed file: %v", err)
 	}

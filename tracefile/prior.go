@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
-	"github.com/planc/planc/ir"
-	"github.com/planc/planc/vm"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // KeptOutput names one kept output file: step StepID's attempt Attempt,
-// at Path (the session directory joined with OutputPath).
+// at Path (the session directory joined with sessionfmt.OutputPath).
 type KeptOutput struct {
 	StepID  string
 	Attempt int
@@ -21,42 +21,58 @@ type KeptOutput struct {
 
 // CutFunc returns the text a step's result carried for a kept whole
 // output: the host's own S20 cut, with the mark naming the file as the
-// host named it when the step ran (tracefile.CutText does the cutting).
+// host named it when the step ran (sessionfmt.CutText does the cutting).
 type CutFunc func(k KeptOutput, whole string) string
 
-// Prior returns the VM's input for a redrive of prog, the plan the record
-// is of: one vm.Prior per step of prog, indexed like prog.Steps (S26).
+// StepPrior is what the record holds of one step for a redrive: the host
+// (host/redrive.go) turns it into the VM's vm.Prior.
+type StepPrior struct {
+	// Status is the step's last settled status as the trace spells it
+	// (sessionfmt.StepStatuses), "" when it never settled or runs again.
+	Status string
+	// Output is the output text a success's result carried.
+	Output string
+	// Error is the step's recorded error, "" for none.
+	Error string
+	// Attempt is the step's highest attempt.
+	Attempt int
+}
+
+// Prior returns what a redrive of the plan the record is of reuses: one
+// StepPrior per step id of ids (the plan's steps, in its order), indexed
+// like ids (S26).
 //
 // Each step gets its last settled status and error and its highest
 // attempt; a step whose last dispatch never settled gets no status (it
 // runs again, S27). A success also gets the output text its result
 // carried, the report's cut text (its dependents read the whole text from
-// the kept output through the host, vm.WholeOutputs): from the plan's output index (OutputIndexPath) when its
+// the kept output through the host, vm.WholeOutputs): from the plan's output index (sessionfmt.OutputIndexPath) when its
 // line of the attempt that succeeded holds the text (a short output);
-// otherwise from the newest kept report, ReportPath(N), when that report
+// otherwise from the newest kept report, sessionfmt.ReportPath(N), when that report
 // lists the step as succeeded (it holds the text exactly as returned);
-// otherwise from the kept output of that attempt, OutputPath(N, id,
+// otherwise from the kept output of that attempt, sessionfmt.OutputPath(N, id,
 // attempt): cut as its index line says (a file that is not as long as
 // the line says is not the output the step had), or without one cut by
-// cut (nil: CutText with OutputLimit, naming the file by its path). A success whose output can be read from
+// cut (nil: sessionfmt.CutText with sessionfmt.OutputLimit, naming the file by its path). A success whose output can be read from
 // neither has no status, with a note: it runs again rather than hand its
 // dependents a wrong text.
 //
 // The notes are those about the report and the outputs; the trace's own
 // are in p.Notes.
-func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
+func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 	if cut == nil {
-		cut = func(k KeptOutput, whole string) string { return CutText(whole, OutputLimit, k.Path) }
+		cut = func(k KeptOutput, whole string) string {
+			return sessionfmt.CutText(whole, sessionfmt.OutputLimit, k.Path)
+		}
 	}
 	var notes []Note
-	prior := make([]vm.Prior, len(prog.Steps))
+	prior := make([]StepPrior, len(ids))
 	matched := 0
 	var report []*string // by index in p.Steps: the output of a success in the kept report
 	reportRead := false
-	var index []*IndexRecord // by index in p.Steps: the output index's line of a success
+	var index []*sessionfmt.IndexRecord // by index in p.Steps: the output index's line of a success
 	indexRead := false
-	for i := range prog.Steps {
-		id := prog.Steps[i].ID
+	for i, id := range ids {
 		si := i // most often the trace met the steps in plan order
 		if si >= len(p.Steps) || p.Steps[si].ID != id {
 			var ok bool
@@ -71,12 +87,12 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		if s.Unsettled || s.Status == "" {
 			continue
 		}
-		if err := pr.Status.UnmarshalText([]byte(s.Status)); err != nil {
+		if !slices.Contains(sessionfmt.StepStatuses, s.Status) {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s settled with the unknown status %s; it runs again", quote(id), quote(s.Status))})
 			continue
 		}
-		pr.Error = s.Error
-		if pr.Status != vm.StatusSuccess {
+		pr.Status, pr.Error = s.Status, s.Error
+		if pr.Status != sessionfmt.StatusSuccess {
 			continue
 		}
 		if !indexRead {
@@ -96,26 +112,26 @@ func (p *PlanRecord) Prior(prog *ir.Program, cut CutFunc) ([]vm.Prior, []Note) {
 		}
 		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: p.outputFile(id, s.SettledAttempt)}
 		if r != nil {
-			if text, ok := r.textFromFile(k.Path); ok {
+			if text, ok := textFromFile(r, k.Path); ok {
 				pr.Output = text
 			} else {
-				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
-				pr.Status, pr.Error = 0, ""
+				notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output %s cannot be read or is not the %d bytes its output index line says; it runs again", quote(id), sessionfmt.OutputPath(p.N, id, s.SettledAttempt), r.Bytes)})
+				pr.Status, pr.Error = "", ""
 			}
 			continue
 		}
 		whole, err := os.ReadFile(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
-			pr.Status, pr.Error = 0, ""
+			pr.Status, pr.Error = "", ""
 			continue
 		}
 		pr.Output = cut(k, string(whole))
 	}
 	if matched < len(p.Steps) {
-		declared := make(map[string]bool, len(prog.Steps))
-		for i := range prog.Steps {
-			declared[prog.Steps[i].ID] = true
+		declared := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			declared[id] = true
 		}
 		for _, s := range p.Steps {
 			if !declared[s.ID] {
@@ -134,7 +150,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 	if p.Dir == "" {
 		return nil
 	}
-	path := filepath.Join(p.Dir, filepath.FromSlash(ReportPath(p.N)))
+	path := filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.ReportPath(p.N)))
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -147,7 +163,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		err = fmt.Errorf("it is the report of plan %s, not %s", quote(rep.PlanID), quote(p.ID))
 	}
 	if err != nil {
-		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", ReportPath(p.N), err)})
+		*notes = append(*notes, Note{Text: fmt.Sprintf("%s: %v; the kept outputs are read instead", sessionfmt.ReportPath(p.N), err)})
 		return nil
 	}
 	out := make([]*string, len(p.Steps))
@@ -168,7 +184,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 
 // readIndex reads the plan's output index: by index in p.Steps, the line
 // of the attempt that settled each success; nil when it has none.
-func (p *PlanRecord) readIndex() []*IndexRecord {
+func (p *PlanRecord) readIndex() []*sessionfmt.IndexRecord {
 	if p.Dir == "" {
 		return nil
 	}
@@ -180,17 +196,17 @@ func (p *PlanRecord) readIndex() []*IndexRecord {
 	for i := range p.Steps {
 		ids[i] = p.Steps[i].ID
 	}
-	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(OutputIndexPath(p.N))), ids, p.byID, want)
+	return readIndex(filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.OutputIndexPath(p.N))), ids, p.byID, want)
 }
 
 // outputFile is the kept output of a step's attempt, in the session
 // directory.
 func (p *PlanRecord) outputFile(id string, attempt int) string {
-	return filepath.Join(p.Dir, filepath.FromSlash(OutputPath(p.N, id, attempt)))
+	return filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.OutputPath(p.N, id, attempt)))
 }
 
 // at returns index[i], nil when index has none.
-func at(index []*IndexRecord, i int) *IndexRecord {
+func at(index []*sessionfmt.IndexRecord, i int) *sessionfmt.IndexRecord {
 	if i < len(index) {
 		return index[i]
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
-const sid = "20250102T150405Z-a1b2c3"
+const sid = tracetest.SessionID
 
 func notes(ns []tracefile.Note) []string {
 	out := make([]string, len(ns))
@@ -28,19 +30,19 @@ func notes(ns []tracefile.Note) []string {
 }
 
 func TestReadFields(t *testing.T) {
-	src := line(ts(0), "session_start", sid, "capsule", "local/planner", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
-		line(ts(1), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 2, "duration_ms", 1500, "error", "exit status 1") +
-		line(ts(2), "task_canceled", sid, "task_id", "t1", "delegation_ids", []string{"d1", "d2"}) +
-		line(ts(3), "call_denied", sid, "plan_id", "p", "step_id", "b", "hook", 3, "on", "on-shell")
+	src := tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "local/planner", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		tracetest.Line(tracetest.TS(1), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 2, "duration_ms", 1500, "error", "exit status 1") +
+		tracetest.Line(tracetest.TS(2), "task_canceled", sid, "task_id", "t1", "delegation_ids", []string{"d1", "d2"}) +
+		tracetest.Line(tracetest.TS(3), "call_denied", sid, "plan_id", "p", "step_id", "b", "hook", 3, "on", "on-shell")
 	events, ns, err := tracefile.Read(strings.NewReader(src))
 	if err != nil || len(ns) != 0 {
 		t.Fatalf("err %v, notes %v", err, ns)
 	}
 	want := []tracefile.Event{
-		{Line: 1, RawTS: ts(0), Event: "session_start", Session: sid, Capsule: "local/planner", Version: "0.1.0"},
-		{Line: 2, RawTS: ts(1), Event: "plan_step", Session: sid, PlanID: "p", StepID: "a", Status: "failed", Attempt: 2, DurationMS: 1500, Error: "exit status 1"},
-		{Line: 3, RawTS: ts(2), Event: "task_canceled", Session: sid, TaskID: "t1", DelegationIDs: []string{"d1", "d2"}},
-		{Line: 4, RawTS: ts(3), Event: "call_denied", Session: sid, PlanID: "p", StepID: "b", Hook: 3, On: "on-shell"},
+		{Line: 1, RawTS: tracetest.TS(0), Event: "session_start", Session: sid, Capsule: "local/planner", Version: "0.1.0"},
+		{Line: 2, RawTS: tracetest.TS(1), Event: "plan_step", Session: sid, PlanID: "p", StepID: "a", Status: "failed", Attempt: 2, DurationMS: 1500, Error: "exit status 1"},
+		{Line: 3, RawTS: tracetest.TS(2), Event: "task_canceled", Session: sid, TaskID: "t1", DelegationIDs: []string{"d1", "d2"}},
+		{Line: 4, RawTS: tracetest.TS(3), Event: "call_denied", Session: sid, PlanID: "p", StepID: "b", Hook: 3, On: "on-shell"},
 	}
 	for i := range events {
 		if events[i].TS.IsZero() {
@@ -56,7 +58,7 @@ func TestReadFields(t *testing.T) {
 // TestReadDamaged: nothing a damaged trace holds stops the reading; each
 // problem is a note on its line.
 func TestReadDamaged(t *testing.T) {
-	good := line(ts(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
+	good := tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
 	tests := []struct {
 		name   string
 		src    string
@@ -72,8 +74,8 @@ func TestReadDamaged(t *testing.T) {
 		{"a list", "[1, 2]\n" + good, []string{"session_start"}, []string{"line 1: not a JSON object; left out"}},
 		{"no event", `{"ts": "x", "session": "s"}` + "\n", nil, []string{"line 1: no event; left out"}},
 		{"event not a string", `{"event": 7}` + "\n", nil, []string{"line 1: no event; left out"}},
-		{"unknown event", line(ts(0), "telemetry", sid, "x", 1), []string{"telemetry"}, []string{`line 1: unknown event "telemetry"; not shown`}},
-		{"wrong type", line(ts(0), "plan_step", sid, "plan_id", "p", "attempt", "two"), []string{"plan_step"},
+		{"unknown event", tracetest.Line(tracetest.TS(0), "telemetry", sid, "x", 1), []string{"telemetry"}, []string{`line 1: unknown event "telemetry"; not shown`}},
+		{"wrong type", tracetest.Line(tracetest.TS(0), "plan_step", sid, "plan_id", "p", "attempt", "two"), []string{"plan_step"},
 			[]string{`line 1: field "attempt" has the wrong type (string); read as empty`}},
 		{"torn in the middle", good + `{"ts":"2025-01-02T15:04:06Z","event":"plan_st` + "\n" + good, []string{"session_start", "session_start"},
 			[]string{"line 2: torn: 45 bytes that do not end as JSON (a write cut short, e.g. by a crash); skipped"}},
@@ -81,7 +83,7 @@ func TestReadDamaged(t *testing.T) {
 			[]string{"line 2: torn: its first 45 bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read"}},
 		{"torn inside a string", good + `{"ts":"x","event":"plan_step","step_id":"aaa` + good, []string{"session_start", "session_start"},
 			[]string{"line 2: torn: its first 44 bytes are a line whose write was cut short (its writer died mid-write); they are skipped and the line written after them is read"}},
-		{"control characters", line(ts(0), "bad\x1b[2Jevent", sid), []string{"bad\x1b[2Jevent"},
+		{"control characters", tracetest.Line(tracetest.TS(0), "bad\x1b[2Jevent", sid), []string{"bad\x1b[2Jevent"},
 			[]string{`line 1: unknown event "bad\x1b[2Jevent"; not shown`}},
 	}
 	for _, tt := range tests {
@@ -110,8 +112,8 @@ func TestReadDamaged(t *testing.T) {
 // note (marked Skipped), the glued line and every other line are read,
 // whatever the sizes.
 func TestReadTornBigLine(t *testing.T) {
-	start := line(ts(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
-	big := line(ts(1), "plan_step_start", sid, "plan_id", "p", "step_id", strings.Repeat("x", 1<<20), "kind", "shell", "attempt", 1)
+	start := tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
+	big := tracetest.Line(tracetest.TS(1), "plan_step_start", sid, "plan_id", "p", "step_id", strings.Repeat("x", 1<<20), "kind", "shell", "attempt", 1)
 	for _, cut := range []int{1, 70 << 10, len(big) - 3, len(big) - 1} {
 		src := start + big[:cut] + start + big
 		events, ns, err := tracefile.Read(strings.NewReader(src))
@@ -146,7 +148,7 @@ func TestReadError(t *testing.T) {
 		t.Fatalf("err = %v, want boom", err)
 	}
 	// A one-byte reader splits every line across reads.
-	src := line(ts(0), "session_end", sid, "exit_status", "ok")
+	src := tracetest.Line(tracetest.TS(0), "session_end", sid, "exit_status", "ok")
 	events, ns, err := tracefile.Read(iotest.OneByteReader(strings.NewReader(src + src)))
 	if err != nil || len(events) != 2 || len(ns) != 0 {
 		t.Fatalf("one-byte reads: %d events, notes %v, err %v", len(events), ns, err)
@@ -177,16 +179,16 @@ func TestNoPanic(t *testing.T) {
 			i := rng.IntN(len(b))
 			b = append(b[:i:i], b[min(len(b), i+1+rng.IntN(40)):]...)
 		}
-		write(t, dir, map[string]string{"trace.jsonl": string(b), "delegations/d-1/trace.jsonl": string(b)})
+		tracetest.Write(t, dir, map[string]string{"trace.jsonl": string(b), "delegations/d-1/trace.jsonl": string(b)})
 		s, err := tracefile.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		if err := tracefile.WriteShow(&out, s); err != nil {
+		if err := traceview.WriteShow(&out, s); err != nil {
 			t.Fatal(err)
 		}
-		if err := tracefile.WriteSteps(&out, s); err != nil {
+		if err := traceview.WriteSteps(&out, s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,24 +197,24 @@ func TestNoPanic(t *testing.T) {
 // showTrace is a parent session's trace with a plan, a retry, a skipped
 // step and a delegation.
 func showTrace() string {
-	return line(ts(0), "session_start", sid, "capsule", "local/planner", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
-		line(ts(0.1), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 3) +
-		line(ts(0.2), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
-		line(ts(0.3), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 1, "duration_ms", 100, "error", "exit status 1") +
-		line(ts(0.4), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 2) +
-		line(ts(0.5), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "success", "attempt", 2, "duration_ms", 100, "error", nil) +
-		line(ts(0.6), "plan_step", sid, "plan_id", "p", "step_id", "b", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
-		line(ts(0.7), "plan_step_start", sid, "plan_id", "p", "step_id", "c", "kind", "capsule", "attempt", 1) +
-		line(ts(0.8), "delegation_start", sid, "plan_id", "p", "step_id", "c", "delegation_id", "d-1", "capsule", "local/worker", "version", "0.1.0", "pid", 42) +
-		line(ts(0.9), "delegation", sid, "plan_id", "p", "step_id", "c", "delegation_id", "d-1", "outcome", "completed", "reason", nil) +
-		line(ts(1.0), "plan_step", sid, "plan_id", "p", "step_id", "c", "status", "success", "attempt", 1, "duration_ms", 200, "error", nil) +
-		line(ts(1.1), "plan_end", sid, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 1) +
-		line(ts(1.2), "session_end", sid, "exit_status", "ok")
+	return tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "local/planner", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		tracetest.Line(tracetest.TS(0.1), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 3) +
+		tracetest.Line(tracetest.TS(0.2), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
+		tracetest.Line(tracetest.TS(0.3), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 1, "duration_ms", 100, "error", "exit status 1") +
+		tracetest.Line(tracetest.TS(0.4), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 2) +
+		tracetest.Line(tracetest.TS(0.5), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "success", "attempt", 2, "duration_ms", 100, "error", nil) +
+		tracetest.Line(tracetest.TS(0.6), "plan_step", sid, "plan_id", "p", "step_id", "b", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
+		tracetest.Line(tracetest.TS(0.7), "plan_step_start", sid, "plan_id", "p", "step_id", "c", "kind", "capsule", "attempt", 1) +
+		tracetest.Line(tracetest.TS(0.8), "delegation_start", sid, "plan_id", "p", "step_id", "c", "delegation_id", "d-1", "capsule", "local/worker", "version", "0.1.0", "pid", 42) +
+		tracetest.Line(tracetest.TS(0.9), "delegation", sid, "plan_id", "p", "step_id", "c", "delegation_id", "d-1", "outcome", "completed", "reason", nil) +
+		tracetest.Line(tracetest.TS(1.0), "plan_step", sid, "plan_id", "p", "step_id", "c", "status", "success", "attempt", 1, "duration_ms", 200, "error", nil) +
+		tracetest.Line(tracetest.TS(1.1), "plan_end", sid, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 1) +
+		tracetest.Line(tracetest.TS(1.2), "session_end", sid, "exit_status", "ok")
 }
 
 func TestLatest(t *testing.T) {
 	root := t.TempDir()
-	write(t, root, map[string]string{
+	tracetest.Write(t, root, map[string]string{
 		"20250101T000000Z-aaaaaa/trace.jsonl":  "",
 		"20250102T000000Z-bbbbbb/session.json": "{}",
 		"20250103T000000Z-cccccc/other":        "", // not a session directory
@@ -238,7 +240,7 @@ func TestLatest(t *testing.T) {
 // and every view ends each line with a newline.
 func FuzzRead(f *testing.F) {
 	f.Add(showTrace())
-	f.Add(line(ts(0), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 0, "duration_ms", -5, "error", "x\ny"))
+	f.Add(tracetest.Line(tracetest.TS(0), "plan_step", sid, "plan_id", "p", "step_id", "a", "status", "failed", "attempt", 0, "duration_ms", -5, "error", "x\ny"))
 	f.Add(`{"event": "plan_end"}` + "\n" + `{"event": "delegation", "delegation_id": ""}`)
 	f.Fuzz(func(t *testing.T, src string) {
 		events, _, err := tracefile.Read(strings.NewReader(src))
@@ -247,8 +249,8 @@ func FuzzRead(f *testing.F) {
 		}
 		s := tracefile.FromEvents(events)
 		for _, w := range []func(*strings.Builder) error{
-			func(b *strings.Builder) error { return tracefile.WriteShow(b, s) },
-			func(b *strings.Builder) error { return tracefile.WriteSteps(b, s) },
+			func(b *strings.Builder) error { return traceview.WriteShow(b, s) },
+			func(b *strings.Builder) error { return traceview.WriteSteps(b, s) },
 		} {
 			var b strings.Builder
 			if err := w(&b); err != nil {

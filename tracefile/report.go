@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 )
 
-// keptReport is the part of a kept report (ReportPath) a redrive reads.
+// keptReport is the part of a kept report (sessionfmt.ReportPath) a redrive reads.
 type keptReport struct {
 	PlanID string       `json:"plan_id"`
 	Steps  []reportStep `json:"steps"`

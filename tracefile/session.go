@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // Session is what one trace says about its session: who it is, how it
@@ -130,38 +132,12 @@ type Delegation struct {
 	// Child is the child's session, nil when it could not be read (Note
 	// says why).
 	Child *Session
-	// Completion is the child directory's completion.json, nil when absent.
-	Completion *Completion
+	// sessionfmt.Completion is the child directory's completion.json, nil when absent.
+	Completion *sessionfmt.Completion
 	// InTrace is false for a delegation directory the trace does not
 	// name (a trace cut short, say).
 	InTrace bool
 	Note    string
-}
-
-// SessionInfo is session.json: who the session is (docs/running.md). The run
-// that makes a session writes it once (host/session.Create); a run that
-// reuses the session, and Open, read it.
-type SessionInfo struct {
-	// ID names the session in every trace line and in the scope's name:
-	// <UTC time>-<6 hex>, e.g. 20250102T150405Z-a1b2c3.
-	ID string `json:"session"`
-	// Capsule and Version are the capsule's manifest name and version.
-	Capsule string `json:"capsule"`
-	Version string `json:"version"`
-	// Started is when the session was made, RFC 3339 in UTC.
-	Started string `json:"started"`
-	// SpawnedBy and DelegationID name the parent session and delegation of
-	// a sub-capsule's session; null at top level.
-	SpawnedBy    *string `json:"spawned_by"`
-	DelegationID *string `json:"delegation_id"`
-}
-
-// Completion is a delegation directory's completion.json, written by the
-// launcher when it ended the delegation (docs/capsules.md).
-type Completion struct {
-	Status     string `json:"status"`
-	ReportedBy string `json:"reported_by"`
-	Detail     string `json:"detail"`
 }
 
 // Task is a task of the session that was cancelled: task_canceled and
@@ -212,22 +188,22 @@ func (s *Session) add(e *Event) {
 		s.ID = e.Session
 	}
 	switch e.Event {
-	case EventSessionStart:
+	case sessionfmt.EventSessionStart:
 		s.Runs = append(s.Runs, Run{Start: e.TS})
 		if s.Capsule == "" {
 			s.Capsule, s.Version, s.SpawnedBy, s.DelegationID = e.Capsule, e.Version, e.SpawnedBy, e.DelegationID
 			s.Started = e.RawTS
 		}
-	case EventSessionEnd:
+	case sessionfmt.EventSessionEnd:
 		if len(s.Runs) == 0 || s.Runs[len(s.Runs)-1].Ended {
 			s.note(e, "session_end without a session_start before it")
 			s.Runs = append(s.Runs, Run{})
 		}
 		r := &s.Runs[len(s.Runs)-1]
 		r.Ended, r.ExitStatus = true, e.ExitStatus
-	case EventSpawnerEnded:
+	case sessionfmt.EventSpawnerEnded:
 		s.SpawnerEnded = true
-	case EventPlanStart:
+	case sessionfmt.EventPlanStart:
 		if old := s.openPlans[e.PlanID]; old != nil {
 			s.note(e, "plan %s starts again before its plan_end", quote(e.PlanID))
 		}
@@ -235,7 +211,7 @@ func (s *Session) add(e *Event) {
 		s.Plans = append(s.Plans, p)
 		s.openPlans[e.PlanID] = p
 		s.planEntries[e.PlanID]++
-	case EventPlanStepStart:
+	case sessionfmt.EventPlanStepStart:
 		p := s.plan(e)
 		a := &Attempt{StepID: e.StepID, Kind: e.Kind, Attempt: e.Attempt, Dispatched: true}
 		p.Attempts = append(p.Attempts, a)
@@ -247,21 +223,21 @@ func (s *Session) add(e *Event) {
 			s.note(e, "a second plan_step_start for step %s attempt %d", quote(e.StepID), e.Attempt)
 		}
 		p.running[k] = a
-	case EventPlanStep:
+	case sessionfmt.EventPlanStep:
 		s.settle(s.plan(e), e)
-	case EventPlanEnd:
+	case sessionfmt.EventPlanEnd:
 		p := s.plan(e)
 		p.Ended, p.Outcome, p.FailedStep = true, e.Outcome, e.FailedStep
 		p.Succeeded, p.Failed, p.Skipped = e.Succeeded, e.Failed, e.Skipped
 		delete(s.openPlans, e.PlanID)
-	case EventProtectedPathDenied, EventCallDenied:
+	case sessionfmt.EventProtectedPathDenied, sessionfmt.EventCallDenied:
 		p := s.plan(e)
 		p.Denials = append(p.Denials, *e)
-	case EventDelegationStart:
+	case sessionfmt.EventDelegationStart:
 		d := s.delegation(e)
 		d.Started = true
 		d.PlanID, d.StepID, d.Capsule, d.Version, d.PID = e.PlanID, e.StepID, e.Capsule, e.Version, e.PID
-	case EventDelegation:
+	case sessionfmt.EventDelegation:
 		d := s.delegation(e)
 		if d.Ended {
 			s.note(e, "a second delegation line for %s", quote(e.DelegationID))
@@ -270,10 +246,10 @@ func (s *Session) add(e *Event) {
 		if d.PlanID == "" {
 			d.PlanID, d.StepID = e.PlanID, e.StepID
 		}
-	case EventTaskCanceled:
+	case sessionfmt.EventTaskCanceled:
 		t := s.task(e.TaskID)
 		t.Canceled, t.DelegationIDs = true, e.DelegationIDs
-	case EventTaskEnd:
+	case sessionfmt.EventTaskEnd:
 		t := s.task(e.TaskID)
 		t.Ended, t.Outcome = true, e.Outcome
 	}

@@ -10,19 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
-func fromText(t *testing.T, src string) *tracefile.Session {
-	t.Helper()
-	events, ns, err := tracefile.Read(strings.NewReader(src))
-	if err != nil || len(ns) > 0 {
-		t.Fatalf("read: %v %v", err, ns)
-	}
-	return tracefile.FromEvents(events)
-}
-
 func TestStepRows(t *testing.T) {
-	s := fromText(t, showTrace())
+	s := tracetest.FromText(t, showTrace())
 	want := [][]string{
 		{"PLAN", "STEP", "ATTEMPT", "STATUS", "DURATION", "ERROR"},
 		{"p", "a", "1", "failed", "100ms", "exit status 1"},
@@ -30,7 +23,7 @@ func TestStepRows(t *testing.T) {
 		{"p", "b", "-", "skipped", "-", ""},
 		{"p", "c", "1", "success", "200ms", ""},
 	}
-	if d := cmp.Diff(want, tracefile.StepRows(s)); d != "" {
+	if d := cmp.Diff(want, traceview.StepRows(s)); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	if st, ok := s.ExitStatus(); st != "ok" || !ok {
@@ -44,18 +37,18 @@ func TestStepRows(t *testing.T) {
 // TestStepRowsUnsettled: a dispatch without its plan_step is running while
 // the plan and session go on, and unsettled once either has ended.
 func TestStepRowsUnsettled(t *testing.T) {
-	head := line(ts(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
-		line(ts(1), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
-		line(ts(2), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "tool", "attempt", 1)
+	head := tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		tracetest.Line(tracetest.TS(1), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
+		tracetest.Line(tracetest.TS(2), "plan_step_start", sid, "plan_id", "p", "step_id", "a", "kind", "tool", "attempt", 1)
 	for _, tt := range []struct {
 		tail, status string
 	}{
 		{"", "running"},
-		{line(ts(3), "plan_end", sid, "plan_id", "p", "outcome", "canceled", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0), "unsettled"},
-		{line(ts(3), "session_end", sid, "exit_status", "failed"), "unsettled"},
-		{line(ts(3), "spawner_ended", sid), "unsettled"},
+		{tracetest.Line(tracetest.TS(3), "plan_end", sid, "plan_id", "p", "outcome", "canceled", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0), "unsettled"},
+		{tracetest.Line(tracetest.TS(3), "session_end", sid, "exit_status", "failed"), "unsettled"},
+		{tracetest.Line(tracetest.TS(3), "spawner_ended", sid), "unsettled"},
 	} {
-		rows := tracefile.StepRows(fromText(t, head+tt.tail))
+		rows := traceview.StepRows(tracetest.FromText(t, head+tt.tail))
 		if got := rows[1][3]; got != tt.status {
 			t.Errorf("after %q: status %q, want %q", tt.tail, got, tt.status)
 		}
@@ -65,17 +58,17 @@ func TestStepRowsUnsettled(t *testing.T) {
 // TestFromEventsOddOrders: lines the runtime would not write in that order
 // are still placed, with notes.
 func TestFromEventsOddOrders(t *testing.T) {
-	src := line(ts(0), "session_end", sid, "exit_status", "ok") +
-		line(ts(1), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
-		line(ts(2), "plan_step", sid, "plan_id", "ghost", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 5, "error", nil) +
-		line(ts(3), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
-		line(ts(4), "plan_end", sid, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0) +
-		line(ts(5), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-2.json", "steps", 1) +
-		line(ts(6), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
-		line(ts(7), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
-		line(ts(8), "protected_path_denied", sid, "plan_id", "p", "step_id", "w", "path", "src/a") +
-		line(ts(9), "task_end", sid, "task_id", "t", "outcome", "canceled")
-	s := fromText(t, src)
+	src := tracetest.Line(tracetest.TS(0), "session_end", sid, "exit_status", "ok") +
+		tracetest.Line(tracetest.TS(1), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		tracetest.Line(tracetest.TS(2), "plan_step", sid, "plan_id", "ghost", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 5, "error", nil) +
+		tracetest.Line(tracetest.TS(3), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1) +
+		tracetest.Line(tracetest.TS(4), "plan_end", sid, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0) +
+		tracetest.Line(tracetest.TS(5), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-2.json", "steps", 1) +
+		tracetest.Line(tracetest.TS(6), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
+		tracetest.Line(tracetest.TS(7), "delegation", sid, "plan_id", "p", "step_id", "x", "delegation_id", "d", "outcome", "failed", "reason", "boom") +
+		tracetest.Line(tracetest.TS(8), "protected_path_denied", sid, "plan_id", "p", "step_id", "w", "path", "src/a") +
+		tracetest.Line(tracetest.TS(9), "task_end", sid, "task_id", "t", "outcome", "canceled")
+	s := tracetest.FromText(t, src)
 	wantNotes := []string{
 		"line 1: session_end without a session_start before it",
 		`line 3: plan_step for plan "ghost", which has no open plan_start; shown under a plan of its own`,
@@ -109,7 +102,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("empty directory: %v", err)
 	}
 	// session.json alone is a session with a note.
-	write(t, dir, map[string]string{"session.json": sessionJSON(sid, "local/planner", "", "")})
+	tracetest.Write(t, dir, map[string]string{"session.json": tracetest.SessionJSON(sid, "local/planner", "", "")})
 	s, err := tracefile.Open(dir)
 	if err != nil || s.ID != sid || len(s.Notes) != 1 || !strings.HasPrefix(s.Notes[0].Text, "no trace: ") {
 		t.Errorf("session.json only: %v %+v", err, s)
@@ -124,18 +117,18 @@ func TestOpenDelegations(t *testing.T) {
 	child, grand := "20250102T150406Z-child0", "20250102T150407Z-grand0"
 	start := func(id string, ds ...string) string {
 		var b strings.Builder
-		b.WriteString(line(ts(0), "session_start", id, "capsule", "local/x", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil))
-		b.WriteString(line(ts(0.1), "plan_start", id, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", len(ds)))
+		b.WriteString(tracetest.Line(tracetest.TS(0), "session_start", id, "capsule", "local/x", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil))
+		b.WriteString(tracetest.Line(tracetest.TS(0.1), "plan_start", id, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", len(ds)))
 		for _, d := range ds {
-			b.WriteString(line(ts(0.2), "delegation_start", id, "plan_id", "p", "step_id", "s-"+d, "delegation_id", d, "capsule", "local/worker", "version", "0.1.0", "pid", 7))
+			b.WriteString(tracetest.Line(tracetest.TS(0.2), "delegation_start", id, "plan_id", "p", "step_id", "s-"+d, "delegation_id", d, "capsule", "local/worker", "version", "0.1.0", "pid", 7))
 		}
 		return b.String()
 	}
-	write(t, dir, map[string]string{
+	tracetest.Write(t, dir, map[string]string{
 		"trace.jsonl":                                 start(sid, "d-1", "d-missing", "../escape"),
-		"session.json":                                sessionJSON(sid, "local/planner", "", ""),
+		"session.json":                                tracetest.SessionJSON(sid, "local/planner", "", ""),
 		"delegations/d-1/trace.jsonl":                 start(child, "d-2"),
-		"delegations/d-1/session.json":                sessionJSON(child, "local/worker", sid, "d-1"),
+		"delegations/d-1/session.json":                tracetest.SessionJSON(child, "local/worker", sid, "d-1"),
 		"delegations/d-1/completion.json":             `{"status": "terminated", "reported_by": "launcher", "detail": "the parent ended this delegation"}`,
 		"delegations/d-1/delegations/d-2/trace.jsonl": start(grand),
 		"delegations/stray/trace.jsonl":               start("20250102T150408Z-stray0"),
@@ -181,7 +174,7 @@ func TestOpenDelegations(t *testing.T) {
 // shown once, not followed again.
 func TestOpenLoop(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"trace.jsonl": line(ts(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)})
+	tracetest.Write(t, dir, map[string]string{"trace.jsonl": tracetest.Line(tracetest.TS(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)})
 	if err := os.MkdirAll(filepath.Join(dir, "delegations"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -207,10 +200,10 @@ func TestOpenDepth(t *testing.T) {
 	files := map[string]string{}
 	p := ""
 	for range tracefile.MaxDepth + 2 {
-		files[p+"trace.jsonl"] = line(ts(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)
+		files[p+"trace.jsonl"] = tracetest.Line(tracetest.TS(0), "delegation_start", sid, "plan_id", "p", "step_id", "s", "delegation_id", "d", "capsule", "local/x", "version", "0.1.0", "pid", 1)
 		p += "delegations/d/"
 	}
-	write(t, dir, files)
+	tracetest.Write(t, dir, files)
 	s, err := tracefile.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -232,16 +225,16 @@ func TestLargeTrace(t *testing.T) {
 	}
 	const n = 30000
 	var b strings.Builder
-	b.WriteString(line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", n))
+	b.WriteString(tracetest.Line(tracetest.TS(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", n))
 	for i := range n {
-		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step_start","session":%q,"plan_id":"p","step_id":"s%d","kind":"shell","attempt":1}`+"\n", ts(1), sid, i)
+		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step_start","session":%q,"plan_id":"p","step_id":"s%d","kind":"shell","attempt":1}`+"\n", tracetest.TS(1), sid, i)
 	}
 	for i := n - 1; i >= 0; i-- {
-		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step","session":%q,"plan_id":"p","step_id":"s%d","status":"success","attempt":1,"duration_ms":%d,"error":null}`+"\n", ts(2), sid, i, i)
+		fmt.Fprintf(&b, `{"ts":%q,"event":"plan_step","session":%q,"plan_id":"p","step_id":"s%d","status":"success","attempt":1,"duration_ms":%d,"error":null}`+"\n", tracetest.TS(2), sid, i, i)
 	}
-	s := fromText(t, b.String())
+	s := tracetest.FromText(t, b.String())
 	var out strings.Builder
-	if err := tracefile.WriteSteps(&out, s); err != nil {
+	if err := traceview.WriteSteps(&out, s); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Count(out.String(), "\n"); got != n+1 || strings.Contains(out.String(), "running") {

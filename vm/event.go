@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/planc/planc/internal/jsonstr"
 	"github.com/planc/planc/ir"
 )
 
@@ -119,7 +120,7 @@ func (e *Event) AppendFields(dst []byte) []byte {
 	dst = append(dst, `"event":"`...)
 	dst = append(dst, e.Kind.String()...)
 	dst = append(dst, `","plan_id":`...)
-	dst = ir.AppendJSONString(dst, e.PlanID)
+	dst = jsonstr.Append(dst, e.PlanID)
 	switch e.Kind {
 	case PlanStart:
 		dst = append(dst, `,"plan_file":`...)
@@ -128,19 +129,19 @@ func (e *Event) AppendFields(dst []byte) []byte {
 		dst = strconv.AppendInt(dst, int64(e.Steps), 10)
 		if e.SHA256 != "" {
 			dst = append(dst, `,"sha256":`...)
-			dst = ir.AppendJSONString(dst, e.SHA256)
+			dst = jsonstr.Append(dst, e.SHA256)
 		}
 		dst = appendRedrive(dst, e.Redrive)
 	case PlanStepStart:
 		dst = append(dst, `,"step_id":`...)
-		dst = ir.AppendJSONString(dst, e.StepID)
+		dst = jsonstr.Append(dst, e.StepID)
 		dst = append(dst, `,"kind":"`...)
 		dst = append(dst, e.StepKind.String()...)
 		dst = append(dst, `","attempt":`...)
 		dst = strconv.AppendInt(dst, int64(e.Attempt), 10)
 	case PlanStep:
 		dst = append(dst, `,"step_id":`...)
-		dst = ir.AppendJSONString(dst, e.StepID)
+		dst = jsonstr.Append(dst, e.StepID)
 		dst = append(dst, `,"status":"`...)
 		dst = append(dst, e.Status.String()...)
 		dst = append(dst, `","attempt":`...)
@@ -181,5 +182,5 @@ func appendNullable(dst []byte, s string) []byte {
 	if s == "" {
 		return append(dst, "null"...)
 	}
-	return ir.AppendJSONString(dst, s)
+	return jsonstr.Append(dst, s)
 }

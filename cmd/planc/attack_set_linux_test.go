@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -96,11 +96,11 @@ func attackSet(t *testing.T, steps ...string) {
 			w.allow = []string{"tool"}
 			w.env = []string{"PATH=" + filepath.Join(w.dir, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}
 			w.targets = []string{
-				filepath.Join(w.sess, session.TraceFile), filepath.Join(w.sess, session.InfoFile),
+				filepath.Join(w.sess, sessionfmt.TraceFile), filepath.Join(w.sess, sessionfmt.SessionFile),
 				filepath.Join(w.dir, "capsule.json"), filepath.Join(w.dir, "roost", "local", "keep", "capsule.json"),
 				filepath.Join(w.dir, "bin", "tool"),
 			}
-			w.dirs = []string{w.sess, filepath.Join(w.sess, session.PlansDir), filepath.Dir(w.secret), filepath.Join(w.dir, "roost")}
+			w.dirs = []string{w.sess, filepath.Join(w.sess, sessionfmt.PlansDir), filepath.Dir(w.secret), filepath.Join(w.dir, "roost")}
 			testkit.WriteFiles(t, w.dir,
 				"attack-targets.txt", strings.Join(append([]string{w.plan, w.secret}, w.targets...), "\n")+"\n",
 				"attack-dirs.txt", strings.Join(w.dirs, "\n")+"\n")
@@ -108,7 +108,7 @@ func attackSet(t *testing.T, steps ...string) {
 				checkSessionFiles(t, w.sess)
 				// A sub-capsule's planc writes its own session inside its
 				// parent's, which the steps see read-only.
-				subs, _ := filepath.Glob(filepath.Join(w.sess, session.DelegationsDir, "*", session.PlansDir, "plan-1.json"))
+				subs, _ := filepath.Glob(filepath.Join(w.sess, sessionfmt.DelegationsDir, "*", sessionfmt.PlansDir, "plan-1.json"))
 				if slices.Contains(steps, "capsule-plan:files") && len(subs) != 1 {
 					t.Errorf("the sub-capsule's plan files: %q; want one", subs)
 				}
@@ -127,11 +127,11 @@ func attackSet(t *testing.T, steps ...string) {
 // session_end.
 func checkSessionFiles(t *testing.T, sess string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sess, session.InfoFile))
+	b, err := os.ReadFile(filepath.Join(sess, sessionfmt.SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var info session.Info
+	var info sessionfmt.SessionInfo
 	if err := json.Unmarshal(b, &info); err != nil {
 		t.Fatalf("session.json: %v\n%s", err, b)
 	}
@@ -139,7 +139,7 @@ func checkSessionFiles(t *testing.T, sess string) {
 	if string(b) != string(want)+"\n" {
 		t.Errorf("session.json is not the bytes planc writes:\n%s", b)
 	}
-	tr, err := os.ReadFile(filepath.Join(sess, session.TraceFile))
+	tr, err := os.ReadFile(filepath.Join(sess, sessionfmt.TraceFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/progress"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -114,7 +115,7 @@ func (e *env) resume(c *command, view progress.View, t resumeTarget, cfg host.Co
 	} else {
 		fmt.Fprintln(e.stderr, msg)
 	}
-	return e.runPlan(&diag.File{Name: filepath.Join(dir, filepath.FromSlash(tracefile.PlanFile(n)))}, view, &cfg)
+	return e.runPlan(&diag.File{Name: filepath.Join(dir, filepath.FromSlash(sessionfmt.PlanFile(n)))}, view, &cfg)
 }
 
 // resumeSession returns the session directory arg names: a directory, or

@@ -11,7 +11,9 @@ import (
 	"slices"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // traceCommand is planc trace (docs/cli.md).
@@ -147,13 +149,13 @@ func runTrace(e *env, c *command, args []string) int {
 	var out bytes.Buffer
 	switch {
 	case a.view == "steps" && a.json:
-		err = tracefile.WriteStepsJSON(&out, s)
+		err = traceview.WriteStepsJSON(&out, s)
 	case a.view == "steps":
-		err = tracefile.WriteSteps(&out, s)
+		err = traceview.WriteSteps(&out, s)
 	case a.json:
-		err = tracefile.WriteShowJSON(&out, s)
+		err = traceview.WriteShowJSON(&out, s)
 	default:
-		err = tracefile.WriteShow(&out, s)
+		err = traceview.WriteShow(&out, s)
 	}
 	if err == nil {
 		_, err = e.stdout.Write(out.Bytes())
@@ -166,7 +168,7 @@ func runTrace(e *env, c *command, args []string) int {
 			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
 		}
 	} else {
-		traceNotes(e, tracefile.SkippedLines(s))
+		traceNotes(e, traceview.SkippedLines(s))
 	}
 	return exitOK
 }
@@ -239,7 +241,7 @@ func tracePath(e *env, pos []string) (string, int, bool) {
 			if fi, err := os.Stat(byID); err == nil && fi.IsDir() && filepath.Base(arg) == arg {
 				return byID, exitOK, true
 			}
-			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, tracefile.TraceFile)
+			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, sessionfmt.TraceFile)
 			return "", exitUsage, false
 		}
 		return arg, exitOK, true

@@ -12,7 +12,7 @@ import (
 
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/testkit"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 const wantList = `SESSION                  PLAN  ID      OUTCOME     REDRIVES  STEPS  FAILED STEP
@@ -82,7 +82,7 @@ func TestTraceStepsJSON(t *testing.T) {
 	sc := bufio.NewScanner(strings.NewReader(got.Stdout))
 	i := 0
 	for ; sc.Scan(); i++ {
-		var row tracefile.StepJSON
+		var row traceview.StepJSON
 		dec := json.NewDecoder(strings.NewReader(sc.Text()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&row); err != nil {
@@ -118,7 +118,7 @@ func TestTraceShowJSON(t *testing.T) {
 	if got.Code != 0 || got.Stderr != wantErr {
 		t.Fatalf("exit %d, stderr %q", got.Code, got.Stderr)
 	}
-	var show tracefile.ShowJSON
+	var show traceview.ShowJSON
 	dec := json.NewDecoder(strings.NewReader(got.Stdout))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&show); err != nil {

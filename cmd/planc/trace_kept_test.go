@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
-	"github.com/planc/planc/tracefile"
 )
 
 const (
@@ -43,7 +43,7 @@ const (
 // attempts, and its redrive reuses "fetch" and completes with test's
 // third attempt; plan 2, "deploy", has its step "ship" dispatched when
 // the trace stops (planc died), and a torn last line. Its outputs and
-// reports are at tracefile.OutputPath and ReportPath. It returns the
+// reports are at sessionfmt.OutputPath and ReportPath. It returns the
 // session directory, made under root.
 func keptSession(t *testing.T, root string) string {
 	dir := filepath.Join(root, keptID)
@@ -81,13 +81,13 @@ func keptSession(t *testing.T, root string) string {
 		"trace.jsonl", trace,
 		"plans/plan-1.json", `{"id": "build", "steps": [{"id": "fetch", "shell": "go mod download"}, {"id": "test", "shell": "go test ./...", "retries": 1}, {"id": "docs", "tool": "notes", "input": {"body": "x"}}, {"id": "notify", "tool": "notes", "if": "false", "input": {"body": "y"}}]}`,
 		"plans/plan-2.json", `{"id": "deploy", "steps": [{"id": "ship", "shell": "sleep 600"}]}`,
-		tracefile.OutputPath(1, "fetch", 1), "fetched 3 modules\n",
-		tracefile.OutputPath(1, "test", 1), "--- FAIL: TestA\nFAIL\n",
-		tracefile.OutputPath(1, "test", 2), "--- FAIL: TestA (flaky)",
-		tracefile.OutputPath(1, "test", 3), "ok  \texample.com/m\t0.9s\n",
-		tracefile.OutputPath(1, "docs", 1), "",
-		tracefile.ReportPath(1), keptReport,
-		tracefile.RedriveReportPath(1, 0), firstReport,
+		sessionfmt.OutputPath(1, "fetch", 1), "fetched 3 modules\n",
+		sessionfmt.OutputPath(1, "test", 1), "--- FAIL: TestA\nFAIL\n",
+		sessionfmt.OutputPath(1, "test", 2), "--- FAIL: TestA (flaky)",
+		sessionfmt.OutputPath(1, "test", 3), "ok  \texample.com/m\t0.9s\n",
+		sessionfmt.OutputPath(1, "docs", 1), "",
+		sessionfmt.ReportPath(1), keptReport,
+		sessionfmt.RedriveReportPath(1, 0), firstReport,
 	)
 	return dir
 }
@@ -194,7 +194,7 @@ func TestTraceLogsRefused(t *testing.T) {
 	}
 	// A kept output gone missing: its heading says so; with none left at
 	// all, nothing is shown.
-	if err := os.Remove(filepath.Join(dir, tracefile.OutputPath(1, "test", 2))); err != nil {
+	if err := os.Remove(filepath.Join(dir, sessionfmt.OutputPath(1, "test", 2))); err != nil {
 		t.Fatal(err)
 	}
 	got := run(t, "", "trace", "logs", dir, "test", "--plan", "1")
@@ -235,7 +235,7 @@ func TestTraceReport(t *testing.T) {
 	}
 	// A redrive running (or cut short) while an earlier run's report is
 	// kept: that report, with a note.
-	testkit.WriteFiles(t, dir, tracefile.ReportPath(2), `{"plan_id":"deploy"}`)
+	testkit.WriteFiles(t, dir, sessionfmt.ReportPath(2), `{"plan_id":"deploy"}`)
 	got := run(t, "", "trace", "report", dir)
 	if got.Code != 0 || got.Stdout != `{"plan_id":"deploy"}` || !strings.Contains(got.Stderr, "planc trace: note: plan 2's last run has no plan_end (still running, or planc died): this report is an earlier run's\n") {
 		t.Errorf("exit %d, stdout %q, stderr %q", got.Code, got.Stdout, got.Stderr)

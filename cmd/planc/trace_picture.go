@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // tracePicture implements planc trace graph and planc trace html.
@@ -20,9 +20,9 @@ func tracePicture(e *env, c *command, a traceArgs) int {
 	var out bytes.Buffer
 	var err error
 	if a.view == "graph" {
-		err = tracefile.WriteGraph(&out, s, n, a.format)
+		err = traceview.WriteGraph(&out, s, n, a.format)
 	} else {
-		err = tracefile.WriteHTML(&out, s, n)
+		err = traceview.WriteHTML(&out, s, n)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)

@@ -2,19 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/tracefile"
 )
-
-// traceIDLayout is the UTC time a session id starts with.
-const traceIDLayout = "20060102T150405Z"
 
 // parseAge reads --older-than: a Go duration (36h, 90m) or whole days (7d).
 func parseAge(s string) (time.Duration, error) {
@@ -48,62 +41,20 @@ func tracePrune(e *env, c *command, a traceArgs) int {
 	if err != nil {
 		return e.usageError(c, "%v", err)
 	}
-	root := findTraceHome().dir
-	entries, err := os.ReadDir(root)
+	pruned, err := session.Prune(findTraceHome().dir, time.Now().Add(-age))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trace: no sessions to prune: %v\n", err)
 		return exitUsage
 	}
-	cutoff := time.Now().Add(-age)
-	for _, ent := range entries {
-		name := ent.Name()
-		if !ent.IsDir() || len(name) < len(traceIDLayout) {
-			continue
-		}
-		started, err := time.Parse(traceIDLayout, name[:len(traceIDLayout)])
-		if err != nil || !started.Before(cutoff) {
-			continue // not a session's name, or not old enough
-		}
-		dir := filepath.Join(root, name)
-		locks, held := holdPlans(dir)
-		if held != 0 {
-			fmt.Fprintf(e.stderr, "planc trace: kept %s: a planc is running its plan %d\n", name, held)
-		} else if err := os.RemoveAll(dir); err != nil {
-			fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
-		} else {
-			fmt.Fprintf(e.stdout, "removed %s\n", dir)
-		}
-		for _, l := range locks {
-			l.Unlock()
+	for _, p := range pruned {
+		switch {
+		case p.Held != 0:
+			fmt.Fprintf(e.stderr, "planc trace: kept %s: a planc is running its plan %d\n", p.Name, p.Held)
+		case p.Err != nil:
+			fmt.Fprintf(e.stderr, "planc trace: %v\n", p.Err)
+		default:
+			fmt.Fprintf(e.stdout, "removed %s\n", p.Dir)
 		}
 	}
 	return exitOK
-}
-
-// holdPlans takes the lock of every plan of the session in dir that has
-// one, so that no planc starts a redrive of it while it is removed; held
-// is the first plan whose lock another planc holds (0: none), and then no
-// lock is kept.
-func holdPlans(dir string) (locks []*session.PlanLock, held int) {
-	files, _ := filepath.Glob(filepath.Join(dir, tracefile.LocksDir, "plan-*.lock"))
-	var ns []int
-	for _, f := range files {
-		plan := tracefile.PlansDir + "/" + strings.TrimSuffix(filepath.Base(f), ".lock") + ".json"
-		if n, ok := tracefile.PlanNumber(plan); ok {
-			ns = append(ns, n)
-		}
-	}
-	slices.Sort(ns)
-	s := &session.Session{Dir: dir}
-	for _, n := range ns {
-		l, err := s.LockPlan(n, false)
-		if err != nil {
-			for _, l := range locks {
-				l.Unlock()
-			}
-			return nil, n
-		}
-		locks = append(locks, l)
-	}
-	return locks, 0
 }

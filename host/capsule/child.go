@@ -17,6 +17,7 @@ import (
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
@@ -191,7 +192,7 @@ type child struct {
 }
 
 // info is the sub-capsule's session.json.
-func (r *child) info() session.Info {
+func (r *child) info() sessionfmt.SessionInfo {
 	return session.NewInfo(r.m.Name, r.m.Version, r.cfg.SpawnedBy, r.cfg.DelegationID)
 }
 
@@ -271,7 +272,7 @@ func (r *child) fail(code session.ExitCode, err error) session.ExitCode {
 // session was opened a session all the same, with session_start and
 // session_end failed, so that its delegation directory says who it was.
 func (r *child) recordRefusal() {
-	if _, err := os.Stat(filepath.Join(r.cfg.SessionDir, session.InfoFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(r.cfg.SessionDir, sessionfmt.SessionFile)); err == nil {
 		return // the run opened the session and closed it
 	}
 	_, tr, err := r.openSession()

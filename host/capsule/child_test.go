@@ -18,6 +18,7 @@ import (
 
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -40,7 +41,7 @@ func runTestChild(t *testing.T, ctx context.Context, manifest, objective string,
 	dir := t.TempDir()
 	roost := testkit.WriteRoost(t, dir, "local/w", manifest)
 	testkit.WriteFiles(t, filepath.Join(roost, "local/w"), files...)
-	sess := filepath.Join(dir, "parent", session.DelegationsDir, "plan-1-w-1")
+	sess := filepath.Join(dir, "parent", sessionfmt.DelegationsDir, "plan-1-w-1")
 	var so, se, st bytes.Buffer
 	cfg := ChildConfig{
 		Manifest: filepath.Join(roost, "local/w", ManifestFile), SessionDir: sess, Roost: roost, WorkDir: dir,
@@ -70,7 +71,7 @@ func runTestChild(t *testing.T, ctx context.Context, manifest, objective string,
 // events returns the child session's trace events, with exit_status.
 func (r childRun) events(t *testing.T) []string {
 	t.Helper()
-	return testkit.Events(testkit.TraceLines(t, filepath.Join(r.session, session.TraceFile)))
+	return testkit.Events(testkit.TraceLines(t, filepath.Join(r.session, sessionfmt.TraceFile)))
 }
 
 func TestRunChildCommand(t *testing.T) {
@@ -84,11 +85,11 @@ func TestRunChildCommand(t *testing.T) {
 	if diff := cmp.Diff([]string{"session_start", "session_end:ok"}, r.events(t)); diff != "" {
 		t.Errorf("trace (-want +got):\n%s", diff)
 	}
-	objs := testkit.TraceLines(t, filepath.Join(r.session, session.TraceFile))
+	objs := testkit.TraceLines(t, filepath.Join(r.session, sessionfmt.TraceFile))
 	if o := objs[0]; o["capsule"] != "local/w" || o["version"] != "1.0.0" || o["spawned_by"] != "parent-1" || o["delegation_id"] != "plan-1-w-1" {
 		t.Errorf("session_start %v", o)
 	}
-	s, err := session.Open(r.session, session.Info{}) // reads the session.json there
+	s, err := session.Open(r.session, sessionfmt.SessionInfo{}) // reads the session.json there
 	if err != nil || *s.Info.SpawnedBy != "parent-1" || *s.Info.DelegationID != "plan-1-w-1" || s.Info.Capsule != "local/w" {
 		t.Errorf("session.json %+v, %v", s, err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
@@ -105,11 +105,11 @@ func (d *Launcher) RoostDir() string { return d.roost.Dir }
 
 // delegationID names the delegation of one attempt of a capsule step:
 // plan-<n>-<step>-<attempt>, where <step> is the step id made safe for a
-// file name as outputs/ does it (tracefile.StepFileName). It is unique in
+// file name as outputs/ does it (sessionfmt.StepFileName). It is unique in
 // the session (plan numbers are, and a redrive's attempt numbers go on
 // from the earlier runs') and names the directory delegations/<id>/.
 func (d *Launcher) delegationID(c vm.Call) string {
-	return d.task.ID() + "-" + tracefile.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
+	return d.task.ID() + "-" + sessionfmt.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
 }
 
 // Starter is a scope that can start a sub-capsule in a leaf cgroup of its
@@ -179,7 +179,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 		}
 	}
 	id := d.delegationID(c)
-	dir := filepath.Join(d.task.Session.Dir, session.DelegationsDir, id)
+	dir := filepath.Join(d.task.Session.Dir, sessionfmt.DelegationsDir, id)
 	ch, err := d.start(st, exe, rc, id, dir, c.Objective)
 	if err != nil {
 		return "", fmt.Errorf("cannot spawn %q: %w", rc.Name, err)
@@ -267,7 +267,7 @@ func lastLine(path string) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if len(last) > 200 {
-		last = last[:session.CutPoint(last, 200)] + "…"
+		last = last[:sessionfmt.CutPoint(last, 200)] + "…"
 	}
 	return last
 }

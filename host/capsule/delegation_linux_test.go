@@ -11,6 +11,7 @@ import (
 
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -53,11 +54,11 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 			t.Errorf("close the scope: %v", err)
 		}
 	}()
-	sess, err := session.Create(filepath.Join(dir, "sessions"), session.Info{Capsule: "local/top", Version: "0.1.0"})
+	sess, err := session.Create(filepath.Join(dir, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 				t.Errorf("up: log %q after %v", b, took)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(sess.Dir, session.DelegationsDir, id, session.CompletionFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(sess.Dir, sessionfmt.DelegationsDir, id, sessionfmt.CompletionFile)); err != nil {
 			t.Errorf("%s: %v", up, err)
 		}
 		if _, err := os.Stat(task.OutputFile(c.Step.ID, 1)); err != nil {
@@ -107,7 +108,7 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 	}
 	tr.Close()
 	var got []string
-	objs := testkit.TraceLines(t, filepath.Join(sess.Dir, session.TraceFile))
+	objs := testkit.TraceLines(t, filepath.Join(sess.Dir, sessionfmt.TraceFile))
 	for _, o := range objs {
 		got = append(got, o["event"].(string)+" "+o["delegation_id"].(string))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -21,7 +22,7 @@ import (
 // with the ended delegations, their terminal lines, and task_end; a plan
 // that was not cancelled gets none.
 func TestTaskLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), session.TraceFile)
+	path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 	tr, err := session.OpenTrace(path, "s-1")
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestDelegationID(t *testing.T) {
 // dispatched attempt has its file (S24).
 func TestSpawnKeepsEmptyOutput(t *testing.T) {
 	work := t.TempDir()
-	sess, err := session.Create(filepath.Join(work, "sessions"), session.Info{Capsule: "local/top"})
+	sess, err := session.Create(filepath.Join(work, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestGrace(t *testing.T) {
 // (host's fake one in its tests) the step fails before the roost is
 // asked.
 func TestSpawnWithoutStarter(t *testing.T) {
-	sess, err := session.Create(t.TempDir(), session.Info{Capsule: "local/top"})
+	sess, err := session.Create(t.TempDir(), sessionfmt.SessionInfo{Capsule: "local/top"})
 	if err != nil {
 		t.Fatal(err)
 	}

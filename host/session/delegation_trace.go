@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/planc/planc/ir"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/jsonstr"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // DelegationOutcome is a delegation line's outcome.
@@ -31,24 +31,12 @@ const TaskEndCanceled TaskOutcome = "canceled"
 // (docs/capsules.md, "Cancel", item 4).
 const ReasonTaskCanceled = "the delegating task was cancelled"
 
-// DelegationsDir is the session directory's delegations/: one sub-capsule
-// session directory per delegation.
-const DelegationsDir = tracefile.DelegationsDir
-
-// CompletionFile is the completion.json the launcher writes into a
-// delegation directory once it has ended the delegation and the child has
-// exited.
-const CompletionFile = tracefile.CompletionFile
-
-// Completion is completion.json, as tracefile reads it back.
-type Completion = tracefile.Completion
-
 // LauncherEnded is the completion.json of a delegation the parent ended
 // (docs/capsules.md, "Cancel", item 2).
-var LauncherEnded = Completion{Status: "terminated", ReportedBy: "launcher", Detail: "the parent ended this delegation"}
+var LauncherEnded = sessionfmt.Completion{Status: "terminated", ReportedBy: "launcher", Detail: "the parent ended this delegation"}
 
 // WriteCompletion writes c as dir/completion.json, whole or not at all.
-func WriteCompletion(dir string, c Completion) error {
+func WriteCompletion(dir string, c sessionfmt.Completion) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -65,7 +53,7 @@ func WriteCompletion(dir string, c Completion) error {
 		werr = os.Chmod(tmp.Name(), 0o644)
 	}
 	if werr == nil {
-		werr = os.Rename(tmp.Name(), filepath.Join(dir, CompletionFile))
+		werr = os.Rename(tmp.Name(), filepath.Join(dir, sessionfmt.CompletionFile))
 	}
 	if werr != nil {
 		os.Remove(tmp.Name())
@@ -106,7 +94,7 @@ func (t *Trace) TaskCanceled(taskID string, ids []string) {
 		if i > 0 {
 			f = append(f, ',')
 		}
-		f = ir.AppendJSONString(f, id)
+		f = jsonstr.Append(f, id)
 	}
 	f = append(f, ']')
 	t.own("task_canceled", f, false)

@@ -8,11 +8,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 )
 
 func TestDelegationTraceLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
+	path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 	tr, err := OpenTrace(path, "s-1")
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +58,7 @@ func TestCompletionFile(t *testing.T) {
 	if err := WriteCompletion(dir, LauncherEnded); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, CompletionFile))
+	b, _ := os.ReadFile(filepath.Join(dir, sessionfmt.CompletionFile))
 	if string(b) != `{"status":"terminated","reported_by":"launcher","detail":"the parent ended this delegation"}`+"\n" {
 		t.Errorf("completion.json %s", b)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // kept is what a task keeps of its steps' outputs (S24): the directory
@@ -29,9 +29,9 @@ type kept struct {
 func (t *Task) keeper() *kept {
 	t.keptOnce.Do(func() {
 		k := &kept{}
-		dir := filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputDir(t.Plan.N)))
+		dir := filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputDir(t.Plan.N)))
 		if k.err = os.MkdirAll(dir, 0o755); k.err == nil {
-			k.index = openIndex(filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputIndexPath(t.Plan.N))))
+			k.index = openIndex(filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputIndexPath(t.Plan.N))))
 		}
 		t.kept = k
 	})
@@ -57,9 +57,9 @@ func openIndex(path string) *os.File {
 
 // OutputFile returns where the whole output of one attempt of a step of
 // the task's plan is kept: the session directory joined with
-// tracefile.OutputPath.
+// sessionfmt.OutputPath.
 func (t *Task) OutputFile(stepID string, attempt int) string {
-	return filepath.Join(t.Session.Dir, filepath.FromSlash(tracefile.OutputPath(t.Plan.N, stepID, attempt)))
+	return filepath.Join(t.Session.Dir, filepath.FromSlash(sessionfmt.OutputPath(t.Plan.N, stepID, attempt)))
 }
 
 // Keep keeps out, the whole output of one dispatched attempt of a step,
@@ -113,7 +113,7 @@ type Sink struct {
 	attempt int
 	path    string
 	f       *os.File // nil once writing failed
-	head    []byte   // the first OutputLimit+1 bytes
+	head    []byte   // the first sessionfmt.OutputLimit+1 bytes
 	total   int64
 	err     error // why the output cannot be kept
 }
@@ -130,7 +130,7 @@ func (t *Task) Sink(stepID string, attempt int) *Sink {
 
 // Write keeps p; it always returns len(p), nil.
 func (s *Sink) Write(p []byte) (int, error) {
-	if n := min(OutputLimit+1-len(s.head), len(p)); n > 0 {
+	if n := min(sessionfmt.OutputLimit+1-len(s.head), len(p)); n > 0 {
 		s.head = append(s.head, p[:n]...)
 	}
 	s.total += int64(len(p))
@@ -144,7 +144,7 @@ func (s *Sink) Write(p []byte) (int, error) {
 
 // WriteString is Write for a string, without copying it whole.
 func (s *Sink) WriteString(p string) (int, error) {
-	if n := min(OutputLimit+1-len(s.head), len(p)); n > 0 {
+	if n := min(sessionfmt.OutputLimit+1-len(s.head), len(p)); n > 0 {
 		s.head = append(s.head, p[:n]...)
 	}
 	s.total += int64(len(p))
@@ -175,14 +175,14 @@ func (s *Sink) Close(err error) (string, error) {
 	}
 	head := string(s.head)
 	if s.err != nil {
-		return head[:CutPoint(head, OutputLimit)], errors.Join(err, keepError(s.err))
+		return head[:sessionfmt.CutPoint(head, sessionfmt.OutputLimit)], errors.Join(err, keepError(s.err))
 	}
 	shown := ShownPath(s.t.WorkDir, s.path)
 	text := head
-	if s.total > OutputLimit {
-		text = tracefile.CutPrefix(head, OutputLimit, s.total, shown)
+	if s.total > sessionfmt.OutputLimit {
+		text = sessionfmt.CutPrefix(head, sessionfmt.OutputLimit, s.total, shown)
 	}
-	s.t.keeper().record(tracefile.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))
+	s.t.keeper().record(sessionfmt.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))
 	return text, err
 }
 
@@ -195,7 +195,7 @@ func (s *Sink) Close(err error) (string, error) {
 // The same holds for a redrive's reused step, whose kept file is the
 // earlier run's.
 func (t *Task) WholeOutput(stepID string, attempt int, text string) (string, error) {
-	if len(text) <= OutputLimit {
+	if len(text) <= sessionfmt.OutputLimit {
 		return text, nil
 	}
 	path := t.OutputFile(stepID, attempt)
@@ -221,7 +221,7 @@ func (t *Task) WholeOutput(stepID string, attempt int, text string) (string, err
 	if len(whole) > ReferenceLimit { // it grew since Stat
 		return "", tooLong(stepID, int64(len(whole)), shown)
 	}
-	if len(whole) <= OutputLimit || !strings.HasPrefix(text, whole[:CutPoint(whole, OutputLimit)]) {
+	if len(whole) <= sessionfmt.OutputLimit || !strings.HasPrefix(text, whole[:sessionfmt.CutPoint(whole, sessionfmt.OutputLimit)]) {
 		return "", fmt.Errorf("the whole output of step %s is no longer what %s holds: the file was changed", strconv.Quote(stepID), shown)
 	}
 	return whole, nil
@@ -240,13 +240,13 @@ func keepError(err error) error {
 
 // record appends r to the output index, when ok; a failure is let go (the
 // index is only a shortcut to the kept files).
-func (k *kept) record(r tracefile.IndexRecord, ok bool) {
+func (k *kept) record(r sessionfmt.IndexRecord, ok bool) {
 	if k.index == nil || !ok {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.buf = tracefile.AppendIndexRecord(k.buf[:0], r)
+	k.buf = sessionfmt.AppendIndexRecord(k.buf[:0], r)
 	k.index.Write(k.buf) // one write(2) on an O_APPEND file: whole lines
 }
 

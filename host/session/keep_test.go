@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // newTask is a task of plan n in a new session directory under a working
@@ -16,7 +16,7 @@ import (
 func newTask(t *testing.T, n int) *Task {
 	t.Helper()
 	work := t.TempDir()
-	s, err := Create(filepath.Join(work, DefaultSessionsDir), Info{Capsule: "local/planc", Version: "0.1.0"})
+	s, err := Create(filepath.Join(work, DefaultSessionsDir), sessionfmt.SessionInfo{Capsule: "local/planc", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,16 +26,16 @@ func newTask(t *testing.T, n int) *Task {
 }
 
 // TestKeep: every dispatched attempt's whole output is kept at
-// tracefile.OutputPath, an empty one too; a long one is cut on a UTF-8
+// sessionfmt.OutputPath, an empty one too; a long one is cut on a UTF-8
 // boundary with a mark naming that file; each gets its output index line.
 func TestKeep(t *testing.T) {
 	task := newTask(t, 2)
-	big := strings.Repeat("a", OutputLimit-1) + "€" + strings.Repeat("b", 100)
+	big := strings.Repeat("a", sessionfmt.OutputLimit-1) + "€" + strings.Repeat("b", 100)
 	cases := []struct {
 		id      string
 		attempt int
 		out     string
-	}{{"build", 1, "ok\n"}, {"a/b", 3, ""}, {"..", 1, big}, {"x", 2, strings.Repeat("y", tracefile.IndexedOutputMax+1)}}
+	}{{"build", 1, "ok\n"}, {"a/b", 3, ""}, {"..", 1, big}, {"x", 2, strings.Repeat("y", sessionfmt.IndexedOutputMax+1)}}
 	var texts []string
 	for _, c := range cases {
 		text, err := task.Keep(c.id, c.attempt, c.out, nil)
@@ -43,7 +43,7 @@ func TestKeep(t *testing.T) {
 			t.Fatalf("Keep(%q): %v", c.id, err)
 		}
 		texts = append(texts, text)
-		rel := tracefile.OutputPath(2, c.id, c.attempt)
+		rel := sessionfmt.OutputPath(2, c.id, c.attempt)
 		whole, err := os.ReadFile(filepath.Join(task.Session.Dir, filepath.FromSlash(rel)))
 		if err != nil || string(whole) != c.out {
 			t.Errorf("%s holds %d bytes (%v), want %d", rel, len(whole), err, len(c.out))
@@ -53,7 +53,7 @@ func TestKeep(t *testing.T) {
 		t.Errorf("texts within the limit changed: %q %q", texts[0], texts[1])
 	}
 	shown := ".planc/sessions/" + task.Session.Info.ID + "/outputs/plan-2/%2E%2E.1.txt"
-	want := strings.Repeat("a", OutputLimit-1) + "\n[cut: " + strconv.Itoa(len(big)) + " bytes in all; whole text at " + shown + "]"
+	want := strings.Repeat("a", sessionfmt.OutputLimit-1) + "\n[cut: " + strconv.Itoa(len(big)) + " bytes in all; whole text at " + shown + "]"
 	if texts[2] != want {
 		t.Errorf("cut text ends %q, want %q", texts[2][len(texts[2])-90:], want[len(want)-90:])
 	}
@@ -116,7 +116,7 @@ func TestKeepFails(t *testing.T) {
 func TestKeepFile(t *testing.T) {
 	task := newTask(t, 1)
 	src := filepath.Join(t.TempDir(), "answer.txt")
-	big := strings.Repeat("é", OutputLimit) // 2 bytes each
+	big := strings.Repeat("é", sessionfmt.OutputLimit) // 2 bytes each
 	if err := os.WriteFile(src, []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestKeepFile(t *testing.T) {
 	if b, _ := os.ReadFile(kept); string(b) != big {
 		t.Errorf("kept %d bytes, want %d", len(b), len(big))
 	}
-	if want := tracefile.CutText(big, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+	if want := sessionfmt.CutText(big, sessionfmt.OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
 		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
 	}
 	text, err = task.KeepFile("w", 3, filepath.Join(t.TempDir(), "none.txt"))
@@ -161,7 +161,7 @@ func TestSink(t *testing.T) {
 	if b, _ := os.ReadFile(kept); string(b) != whole {
 		t.Errorf("kept %d bytes, want %d", len(b), len(whole))
 	}
-	if want := tracefile.CutText(whole, OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
+	if want := sessionfmt.CutText(whole, sessionfmt.OutputLimit, ShownPath(task.WorkDir, kept)); text != want {
 		t.Errorf("text ends %q, want %q", text[len(text)-80:], want[len(want)-80:])
 	}
 	task.Close()
@@ -184,7 +184,7 @@ func TestWholeOutput(t *testing.T) {
 	if got, err := task.WholeOutput("short", 1, short); got != "hi" || err != nil {
 		t.Errorf("short: %q, %v", got, err)
 	}
-	long := strings.Repeat("x", OutputLimit) + "tail"
+	long := strings.Repeat("x", sessionfmt.OutputLimit) + "tail"
 	cut, _ := task.Keep("long", 1, long, nil)
 	if got, err := task.WholeOutput("long", 1, cut); got != long || err != nil {
 		t.Errorf("long: %d bytes, %v", len(got), err)
@@ -195,7 +195,7 @@ func TestWholeOutput(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 	// The kept file no longer begins as the text did.
-	os.WriteFile(task.OutputFile("long", 1), []byte(strings.Repeat("y", OutputLimit+10)), 0o644)
+	os.WriteFile(task.OutputFile("long", 1), []byte(strings.Repeat("y", sessionfmt.OutputLimit+10)), 0o644)
 	if _, err := task.WholeOutput("long", 1, cut); err == nil || !strings.Contains(err.Error(), shown) || !strings.Contains(err.Error(), "changed") {
 		t.Errorf("changed file: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // PlanLock is the lock a planc holds on a plan of a session while it runs
@@ -46,7 +46,7 @@ func (e *LockedError) Error() string {
 // can hold it) and fails with a *LockedError otherwise. Unlock releases
 // it; so does the death of this process.
 func (s *Session) LockPlan(n int, wait bool) (*PlanLock, error) {
-	path := filepath.Join(s.Dir, filepath.FromSlash(tracefile.LockFile(n)))
+	path := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.LockFile(n)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("lock plan %d: %w", n, err)
 	}
@@ -101,7 +101,7 @@ func (l *PlanLock) Unlock() error {
 // plan at that instant may be refused once; it creates no file. A plan
 // with no lock file is not held.
 func PlanHeld(dir string, n int) (bool, error) {
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(tracefile.LockFile(n))))
+	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(sessionfmt.LockFile(n))))
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // TestLockPlan: a plan's lock is held by one holder at a time; a second
 // taker is refused naming the holder's pid, or waits for it; Unlock
 // releases it; each plan has a lock of its own.
 func TestLockPlan(t *testing.T) {
-	s, err := Create(t.TempDir(), Info{Capsule: "local/planc"})
+	s, err := Create(t.TempDir(), sessionfmt.SessionInfo{Capsule: "local/planc"})
 	if err != nil {
 		t.Fatal(err)
 	}

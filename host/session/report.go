@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // KeepReport keeps the report of plan n, report (vm.Report.JSON), at
@@ -14,7 +14,7 @@ import (
 // renamed into place, so that a reader sees the old report or the new
 // one, never a part.
 func (s *Session) KeepReport(n int, report []byte) error {
-	path := filepath.Join(s.Dir, filepath.FromSlash(tracefile.ReportPath(n)))
+	path := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n)))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -46,8 +46,8 @@ func (s *Session) KeepReport(n int, report []byte) error {
 // short, and set aside the one before when it started) has nothing to set
 // aside.
 func (s *Session) SetAsideReport(n, k int) error {
-	from := filepath.Join(s.Dir, filepath.FromSlash(tracefile.ReportPath(n)))
-	to := filepath.Join(s.Dir, filepath.FromSlash(tracefile.RedriveReportPath(n, k)))
+	from := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n)))
+	to := filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))
 	if err := os.Rename(from, to); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

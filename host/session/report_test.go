@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
@@ -12,7 +13,7 @@ import (
 // redrive sets the earlier one aside under the run that wrote it; with
 // none kept there is nothing to set aside.
 func TestKeepReport(t *testing.T) {
-	s, err := Create(t.TempDir(), Info{Capsule: "local/planc"})
+	s, err := Create(t.TempDir(), sessionfmt.SessionInfo{Capsule: "local/planc"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // RuntimeDir is planc's directory in the working directory; repo-files
@@ -26,25 +26,12 @@ const RuntimeDir = ".planc"
 // when it is given none, relative to the working directory.
 const DefaultSessionsDir = RuntimeDir + "/sessions"
 
-// The files and directories of a session directory.
-const (
-	PlansDir   = "plans"
-	OutputsDir = "outputs"
-	NotesFile  = "notes.md"
-)
-
-// Info is session.json, as tracefile reads it back.
-type Info = tracefile.SessionInfo
-
-// InfoFile is session.json's name in the session directory.
-const InfoFile = tracefile.SessionFile
-
 // NewInfo is the session.json of a session of capsule (at version):
 // spawnedBy and delegationID name the parent session and delegation of a
 // sub-capsule's session, "" (null) at top level. Create or Open set its
 // id and start time.
-func NewInfo(capsule, version, spawnedBy, delegationID string) Info {
-	return Info{Capsule: capsule, Version: version, SpawnedBy: nullable(spawnedBy), DelegationID: nullable(delegationID)}
+func NewInfo(capsule, version, spawnedBy, delegationID string) sessionfmt.SessionInfo {
+	return sessionfmt.SessionInfo{Capsule: capsule, Version: version, SpawnedBy: nullable(spawnedBy), DelegationID: nullable(delegationID)}
 }
 
 // nullable is s as session.json's nullable string: nil for "".
@@ -60,20 +47,20 @@ type Session struct {
 	// Dir is the session directory.
 	Dir string
 	// Info is its session.json.
-	Info Info
+	Info sessionfmt.SessionInfo
 }
 
 // NewID returns a fresh session id: the UTC time and 6 random hex digits.
 func NewID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	return now.UTC().Format(sessionfmt.IDTimeLayout) + "-" + hex.EncodeToString(b[:])
 }
 
 // Create makes a new session directory under root (made if need be),
 // named by a fresh session id, and writes its session.json from info
 // (whose ID and Started it sets).
-func Create(root string, info Info) (*Session, error) {
+func Create(root string, info sessionfmt.SessionInfo) (*Session, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
@@ -98,7 +85,7 @@ func Create(root string, info Info) (*Session, error) {
 // directory without a session.json (or one that does not exist yet)
 // becomes a new session, as Create would make it; two runs doing that at
 // once agree on one session.json.
-func Open(dir string, info Info) (*Session, error) {
+func Open(dir string, info sessionfmt.SessionInfo) (*Session, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -114,7 +101,7 @@ func Open(dir string, info Info) (*Session, error) {
 
 // openSession writes session.json unless one exists (then it wins: another
 // run made the session first) and makes the plans and outputs directories.
-func openSession(dir string, info Info) (*Session, error) {
+func openSession(dir string, info sessionfmt.SessionInfo) (*Session, error) {
 	b, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return nil, err
@@ -137,14 +124,14 @@ func openSession(dir string, info Info) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{Dir: dir, Info: info}
-	if err := os.Link(tmp.Name(), filepath.Join(dir, InfoFile)); errors.Is(err, fs.ErrExist) {
+	if err := os.Link(tmp.Name(), filepath.Join(dir, sessionfmt.SessionFile)); errors.Is(err, fs.ErrExist) {
 		if s, err = readSession(dir); err != nil {
 			return nil, err
 		}
 	} else if err != nil {
 		return nil, err
 	}
-	for _, d := range []string{PlansDir, OutputsDir} {
+	for _, d := range []string{sessionfmt.PlansDir, sessionfmt.OutputsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
 		}
@@ -154,18 +141,18 @@ func openSession(dir string, info Info) (*Session, error) {
 
 // readSession reads dir's session.json.
 func readSession(dir string) (*Session, error) {
-	b, err := os.ReadFile(filepath.Join(dir, InfoFile))
+	b, err := os.ReadFile(filepath.Join(dir, sessionfmt.SessionFile))
 	if err != nil {
 		return nil, err
 	}
-	var info Info
+	var info sessionfmt.SessionInfo
 	if err := json.Unmarshal(b, &info); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, InfoFile), err)
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, sessionfmt.SessionFile), err)
 	}
 	if info.ID == "" {
-		return nil, fmt.Errorf("%s names no session", filepath.Join(dir, InfoFile))
+		return nil, fmt.Errorf("%s names no session", filepath.Join(dir, sessionfmt.SessionFile))
 	}
-	for _, d := range []string{PlansDir, OutputsDir} {
+	for _, d := range []string{sessionfmt.PlansDir, sessionfmt.OutputsDir} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			return nil, err
 		}
@@ -190,9 +177,9 @@ type PlanFile struct {
 // with O_EXCL (taking the next number on EEXIST, so that two runs sharing
 // the session never share a number), synced and read-only (0444).
 func (s *Session) WritePlan(src []byte) (*PlanFile, error) {
-	dir := filepath.Join(s.Dir, PlansDir)
+	dir := filepath.Join(s.Dir, sessionfmt.PlansDir)
 	for n := nextPlanNumber(dir); ; n++ {
-		rel := filepath.Join(PlansDir, "plan-"+strconv.Itoa(n)+".json")
+		rel := filepath.Join(sessionfmt.PlansDir, "plan-"+strconv.Itoa(n)+".json")
 		path := filepath.Join(s.Dir, rel)
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 		if errors.Is(err, fs.ErrExist) {
@@ -254,7 +241,7 @@ func (s *Session) ReadPlan(p *PlanFile, limit int) ([]byte, error) {
 func OpenExisting(dir string) (*Session, error) {
 	s, err := readSession(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no session at %s (it has no %s)", dir, InfoFile)
+		return nil, fmt.Errorf("no session at %s (it has no %s)", dir, sessionfmt.SessionFile)
 	}
 	return s, err
 }
@@ -262,14 +249,14 @@ func OpenExisting(dir string) (*Session, error) {
 // LastPlan returns the highest plan number of the session's plan files,
 // 0 when it has none.
 func (s *Session) LastPlan() int {
-	return nextPlanNumber(filepath.Join(s.Dir, PlansDir)) - 1
+	return nextPlanNumber(filepath.Join(s.Dir, sessionfmt.PlansDir)) - 1
 }
 
 // OpenPlan reads plan n's existing file back (at most limit bytes; 0 for
 // no limit), for a redrive: its PlanFile, with the SHA-256 of the bytes
 // read, and the bytes.
 func (s *Session) OpenPlan(n, limit int) (*PlanFile, []byte, error) {
-	rel := tracefile.PlanFile(n)
+	rel := sessionfmt.PlanFile(n)
 	p := &PlanFile{N: n, Rel: rel, Path: filepath.Join(s.Dir, filepath.FromSlash(rel))}
 	b, err := readLimited(p.Path, limit)
 	if err != nil {

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 func TestCreate(t *testing.T) {
 	root := filepath.Join(t.TempDir(), DefaultSessionsDir)
-	s, err := Create(root, Info{Capsule: "local/planc", Version: "0.1.0"})
+	s, err := Create(root, sessionfmt.SessionInfo{Capsule: "local/planc", Version: "0.1.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func TestCreate(t *testing.T) {
 	if !regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$`).MatchString(s.Info.ID) {
 		t.Errorf("session id %q is not <UTC time>-<6 hex>", s.Info.ID)
 	}
-	b, err := os.ReadFile(filepath.Join(s.Dir, InfoFile))
+	b, err := os.ReadFile(filepath.Join(s.Dir, sessionfmt.SessionFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,13 +39,13 @@ func TestCreate(t *testing.T) {
 			t.Errorf("session.json lacks %q: %s", k, b)
 		}
 	}
-	for _, d := range []string{PlansDir, OutputsDir} {
+	for _, d := range []string{sessionfmt.PlansDir, sessionfmt.OutputsDir} {
 		if fi, err := os.Stat(filepath.Join(s.Dir, d)); err != nil || !fi.IsDir() {
 			t.Errorf("%s: %v", d, err)
 		}
 	}
 	// Reusing it reads the same session.
-	s2, err := Open(s.Dir, Info{Capsule: "local/other"})
+	s2, err := Open(s.Dir, sessionfmt.SessionInfo{Capsule: "local/other"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func TestOpenRace(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range ids {
 		wg.Go(func() {
-			s, err := Open(dir, Info{Capsule: "local/planc"})
+			s, err := Open(dir, sessionfmt.SessionInfo{Capsule: "local/planc"})
 			if err != nil {
 				t.Error(err)
 				return
@@ -79,7 +81,7 @@ func TestOpenRace(t *testing.T) {
 }
 
 func TestWritePlan(t *testing.T) {
-	s, err := Create(t.TempDir(), Info{})
+	s, err := Create(t.TempDir(), sessionfmt.SessionInfo{})
 	if err != nil {
 		t.Fatal(err)
 	}

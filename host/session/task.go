@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // ExitCode is planc's exit status for one run (`planc run`, a
@@ -56,11 +58,11 @@ func TaskID(n int) string { return "plan-" + strconv.Itoa(n) }
 func (t *Task) ID() string { return TaskID(t.Plan.N) }
 
 // NotesPath is the session's notes.md, which the notes tool appends to.
-func (t *Task) NotesPath() string { return filepath.Join(t.Session.Dir, NotesFile) }
+func (t *Task) NotesPath() string { return filepath.Join(t.Session.Dir, sessionfmt.NotesFile) }
 
 // PlansDir is the session's plans/, absolute: no step may write under it.
 func (t *Task) PlansDir() string {
-	dir := filepath.Join(t.Session.Dir, PlansDir)
+	dir := filepath.Join(t.Session.Dir, sessionfmt.PlansDir)
 	if a, err := filepath.Abs(dir); err == nil {
 		return a
 	}

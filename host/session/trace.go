@@ -11,13 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/planc/planc/ir"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/jsonstr"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
-
-// TraceFile is the trace's file name in the session directory.
-const TraceFile = tracefile.TraceFile
 
 // tsLayout is RFC 3339 in UTC with all nine digits of the nanoseconds, so
 // every ts has the same width and sorts as text.
@@ -64,7 +61,7 @@ type Trace struct {
 // (package OpenTrace), whose lines name the session's id: the one way a
 // run, a sub-capsule's command and a refused sub-capsule's record open it.
 func (s *Session) OpenTrace() (*Trace, error) {
-	return OpenTrace(filepath.Join(s.Dir, TraceFile), s.Info.ID)
+	return OpenTrace(filepath.Join(s.Dir, sessionfmt.TraceFile), s.Info.ID)
 }
 
 // OpenTrace opens (creating it if need be) the trace file at path for
@@ -141,7 +138,7 @@ func (t *Trace) repair(path string) error {
 	f = append(f, `,"length":`...)
 	f = strconv.AppendInt(f, size-start, 10)
 	f = appendStr(f, "file", name)
-	t.own(tracefile.EventTraceRepaired, f, true)
+	t.own(sessionfmt.EventTraceRepaired, f, true)
 	return nil
 }
 
@@ -212,7 +209,7 @@ func (t *Trace) SessionStart(capsule, version, spawnedBy, delegationID string) {
 // Start writes session_start for the session info describes: its
 // capsule and version, and the parent session and delegation of a
 // sub-capsule's.
-func (t *Trace) Start(info Info) {
+func (t *Trace) Start(info sessionfmt.SessionInfo) {
 	t.SessionStart(info.Capsule, info.Version, deref(info.SpawnedBy), deref(info.DelegationID))
 }
 
@@ -273,7 +270,7 @@ func (t *Trace) write(event, rest []byte, sync bool) {
 	b = append(b, `",`...)
 	b = append(b, event...)
 	b = append(b, `,"session":`...)
-	b = ir.AppendJSONString(b, t.session)
+	b = jsonstr.Append(b, t.session)
 	if len(rest) > 0 {
 		b = append(b, ',')
 		b = append(b, rest...)
@@ -329,7 +326,7 @@ func appendStr(dst []byte, key, value string) []byte {
 	dst = append(dst, ',', '"')
 	dst = append(dst, key...)
 	dst = append(dst, '"', ':')
-	return ir.AppendJSONString(dst, value)
+	return jsonstr.Append(dst, value)
 }
 
 // appendNullable appends ,"key":"value", or ,"key":null for "".

@@ -6,13 +6,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
 
 func TestTraceLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
+	path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 	tr, err := OpenTrace(path, "s-1")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestTraceLines(t *testing.T) {
 // TestTraceConcurrent: writers in goroutines and in two Trace values on
 // the same file (two runs sharing a session) never tear a line.
 func TestTraceConcurrent(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
+	path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 	var wg sync.WaitGroup
 	for k := range 2 {
 		tr, err := OpenTrace(path, "s")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
 )
@@ -40,7 +41,7 @@ func TestTraceRepairsTornLine(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			path := filepath.Join(dir, TraceFile)
+			path := filepath.Join(dir, sessionfmt.TraceFile)
 			if err := os.WriteFile(path, []byte(c.before), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +102,7 @@ func TestTraceWrites(t *testing.T) {
 		{"short-writes", 300 << 10, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), TraceFile)
+			path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 			tr, err := OpenTrace(path, "s-3")
 			if err != nil {
 				t.Fatal(err)
@@ -139,7 +140,7 @@ func TestTraceWrites(t *testing.T) {
 // A write that fails after part of a line leaves that part torn: the next
 // line starts on a line of its own.
 func TestTraceFailedWrite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), TraceFile)
+	path := filepath.Join(t.TempDir(), sessionfmt.TraceFile)
 	tr, err := OpenTrace(path, "s-4")
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +172,7 @@ func TestTraceFailedWrite(t *testing.T) {
 // file open, the same bytes are a torn line and are moved aside (S33).
 func TestTraceRepairWaitsForLiveWriters(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, TraceFile)
+	path := filepath.Join(dir, sessionfmt.TraceFile)
 	live, err := OpenTrace(path, "s")
 	if err != nil {
 		t.Fatal(err)

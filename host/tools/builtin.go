@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/host/protect"
-	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // Builtins are the runtime's built-in tools (docs/manifest.md): small,
@@ -221,7 +221,7 @@ func (b *Builtins) notes(ctx context.Context, input json.RawMessage) (string, er
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("appended %d bytes to %s", len(body), session.NotesFile), nil
+	return fmt.Sprintf("appended %d bytes to %s", len(body), sessionfmt.NotesFile), nil
 }
 
 // orderedStrings returns the members of a JSON object of strings and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/sandbox/cgroups"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // NeedScope skips the test when this machine gives no delegated cgroup v2
@@ -83,7 +83,7 @@ func WaitStarted(t testing.TB, sess string, n int) {
 	t.Helper()
 	Eventually(t, 0, fmt.Sprintf("%d sub-capsules of %s to start", n, sess), func() bool {
 		ready := 0
-		answers, _ := filepath.Glob(filepath.Join(sess, tracefile.DelegationsDir, "*", "answer.txt"))
+		answers, _ := filepath.Glob(filepath.Join(sess, sessionfmt.DelegationsDir, "*", "answer.txt"))
 		for _, a := range answers {
 			if b, _ := os.ReadFile(a); strings.HasPrefix(string(b), "started") {
 				ready++

@@ -42,6 +42,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -375,11 +376,11 @@ func capsuleCM(t *testing.T, c *cluster, name, image, script string) {
 
 // parent is a parent session whose capsule allows allow, spawning on cs.
 func parent(t *testing.T, cs kubernetes.Interface, allow ...string) (*Launcher, *session.Task) {
-	sess, err := session.Create(filepath.Join(t.TempDir(), "sessions"), session.Info{Capsule: "local/top"})
+	sess, err := session.Create(filepath.Join(t.TempDir(), "sessions"), sessionfmt.SessionInfo{Capsule: "local/top"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +414,7 @@ func TestClusterThreeInParallel(t *testing.T) {
 			t.Errorf("step %d: %q %v", i, outs[i], errs[i])
 		}
 		dir := filepath.Join(task.Session.Dir, "delegations", fmt.Sprintf("plan-1-s%d-1", i))
-		if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, session.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:ok"}) {
+		if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, sessionfmt.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:ok"}) {
 			t.Errorf("step %d: the child's trace %v", i, ev)
 		}
 	}
@@ -464,14 +465,14 @@ func TestClusterCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	pod := PodName(task.Session.Info.ID, "plan-1-z-1")
 	go func() {
-		testkit.WaitEvent(t, filepath.Join(task.Session.Dir, session.TraceFile), "delegation_start", 1)
+		testkit.WaitEvent(t, filepath.Join(task.Session.Dir, sessionfmt.TraceFile), "delegation_start", 1)
 		// Cancelled once the child's planc has begun its session (and so
 		// handles SIGTERM): before that, the SIGTERM would end it before
 		// it could say anything, and only the launcher's records remain.
 		c.standIn.mu.Lock()
 		dir := c.standIn.procs[pod].dir
 		c.standIn.mu.Unlock()
-		testkit.WaitEvent(t, filepath.Join(dir, "session", session.TraceFile), "session_start", 1)
+		testkit.WaitEvent(t, filepath.Join(dir, "session", sessionfmt.TraceFile), "session_start", 1)
 		cancel()
 	}()
 	began := time.Now()
@@ -492,11 +493,11 @@ func TestClusterCancel(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "completion.json")); err != nil || !strings.Contains(string(b), `"reported_by": "launcher"`) && !strings.Contains(string(b), `"reported_by":"launcher"`) {
 		t.Errorf("completion.json %s %v", b, err)
 	}
-	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, session.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:canceled"}) {
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, sessionfmt.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:canceled"}) {
 		t.Errorf("the child's trace %v", ev)
 	}
 	l.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled})
-	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(task.Session.Dir, session.TraceFile))); !slices.Equal(ev, []string{"delegation_start", "task_canceled", "delegation", "task_end"}) {
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(task.Session.Dir, sessionfmt.TraceFile))); !slices.Equal(ev, []string{"delegation_start", "task_canceled", "delegation", "task_end"}) {
 		t.Errorf("the parent's trace %v", ev)
 	}
 }
@@ -514,7 +515,7 @@ func TestClusterParentGone(t *testing.T) {
 		_, err := l.Spawn(context.Background(), call("o", "orphan", "x"))
 		done <- err
 	}()
-	testkit.WaitEvent(t, filepath.Join(task.Session.Dir, session.TraceFile), "delegation_start", 1)
+	testkit.WaitEvent(t, filepath.Join(task.Session.Dir, sessionfmt.TraceFile), "delegation_start", 1)
 	close(l.stopRenew) // the parent's renewals end; its Lease stays
 	<-l.renewDone
 	l.lease = nil
@@ -532,7 +533,7 @@ func TestClusterParentGone(t *testing.T) {
 		t.Error("a child whose parent is gone completed")
 	}
 	dir := filepath.Join(task.Session.Dir, "delegations", "plan-1-o-1")
-	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, session.TraceFile))); !slices.Contains(ev, "spawner_ended") {
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, sessionfmt.TraceFile))); !slices.Contains(ev, "spawner_ended") {
 		t.Errorf("the child's trace %v", ev)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "completion.json")); !os.IsNotExist(err) {
@@ -622,7 +623,7 @@ func TestClusterKill9(t *testing.T) {
 		defer c.standIn.mu.Unlock()
 		for name, p := range c.standIn.procs {
 			if strings.HasPrefix(name, "planc-plan-1-f-1-") && p != nil && !p.deleted {
-				if _, err := os.Stat(filepath.Join(p.dir, "session", session.TraceFile)); err == nil {
+				if _, err := os.Stat(filepath.Join(p.dir, "session", sessionfmt.TraceFile)); err == nil {
 					proc = p
 					return true
 				}
@@ -630,7 +631,7 @@ func TestClusterKill9(t *testing.T) {
 		}
 		return false
 	})
-	testkit.WaitEvent(t, filepath.Join(proc.dir, "session", session.TraceFile), "session_start", 1)
+	testkit.WaitEvent(t, filepath.Join(proc.dir, "session", sessionfmt.TraceFile), "session_start", 1)
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed := time.Now()
@@ -642,7 +643,7 @@ func TestClusterKill9(t *testing.T) {
 	if d := time.Since(killed); d > 3*time.Second+5*time.Second+10*time.Second {
 		t.Errorf("the child ended %v after its parent's kill -9", d)
 	}
-	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(proc.dir, "session", session.TraceFile))); !slices.Equal(ev, []string{"session_start", "spawner_ended"}) {
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(proc.dir, "session", sessionfmt.TraceFile))); !slices.Equal(ev, []string{"session_start", "spawner_ended"}) {
 		t.Errorf("the child's trace %v", ev)
 	}
 	if _, err := os.Stat(filepath.Join(proc.dir, "session", "completion.json")); !os.IsNotExist(err) {
@@ -666,7 +667,7 @@ func TestClusterRedrive(t *testing.T) {
 	if out, err := l.Spawn(t.Context(), second); err != nil || out != "fine\n" {
 		t.Errorf("attempt 2: %q %v", out, err)
 	}
-	lines := testkit.TraceLines(t, filepath.Join(task.Session.Dir, session.TraceFile))
+	lines := testkit.TraceLines(t, filepath.Join(task.Session.Dir, sessionfmt.TraceFile))
 	var ids []string
 	for _, x := range lines {
 		if x["event"] == "delegation" {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/vm"
@@ -158,11 +159,11 @@ type harness struct {
 
 func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 	cs := fake.NewClientset(objs...)
-	sess, err := session.Create(filepath.Join(t.TempDir(), "sessions"), session.Info{Capsule: "local/top"})
+	sess, err := session.Create(filepath.Join(t.TempDir(), "sessions"), sessionfmt.SessionInfo{Capsule: "local/top"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func answering(answer []byte) ChildRunner {
 		if err != nil {
 			panic(err)
 		}
-		tr, _ := session.OpenTrace(filepath.Join(sess.Dir, session.TraceFile), sess.Info.ID)
+		tr, _ := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
 		tr.SessionStart("local/worker", "1.2.0", cfg.SpawnedBy, cfg.DelegationID)
 		cfg.Status.Write([]byte(`{"up":true}` + "\n"))
 		cfg.Stdout.Write(obj)
@@ -302,7 +303,7 @@ func TestSpawnPod(t *testing.T) {
 	if kept, err := os.ReadFile(filepath.Join(h.task.Session.Dir, "outputs", "plan-1", "w.1.txt")); err != nil || !bytes.Equal(kept, ans) {
 		t.Errorf("kept output: %d bytes, %v", len(kept), err)
 	}
-	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, session.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:ok"}) {
+	if ev := testkit.Events(testkit.TraceLines(t, filepath.Join(dir, sessionfmt.TraceFile))); !slices.Equal(ev, []string{"session_start", "session_end:ok"}) {
 		t.Errorf("the child's trace: %v", ev)
 	}
 	if obj, _ := os.ReadFile(filepath.Join(dir, capsule.ObjectiveFile)); string(obj) != "do w" {
@@ -355,7 +356,7 @@ func TestSpawnPod(t *testing.T) {
 	if _, err := h.cs.CoordinationV1().Leases(ns).Get(t.Context(), LeaseName(sid), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("the lease after Close: %v", err)
 	}
-	lines := testkit.TraceLines(t, filepath.Join(h.task.Session.Dir, session.TraceFile))
+	lines := testkit.TraceLines(t, filepath.Join(h.task.Session.Dir, sessionfmt.TraceFile))
 	if ev := testkit.Events(lines); !slices.Equal(ev, []string{"delegation_start", "delegation"}) || lines[1]["outcome"] != "completed" || lines[0]["capsule"] != "local/worker" || lines[0]["version"] != "1.2.0" {
 		t.Errorf("trace %v", lines)
 	}
@@ -467,7 +468,7 @@ func TestCancel(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		testkit.WaitEvent(t, filepath.Join(h.task.Session.Dir, session.TraceFile), "delegation_start", 1)
+		testkit.WaitEvent(t, filepath.Join(h.task.Session.Dir, sessionfmt.TraceFile), "delegation_start", 1)
 		cancel()
 	}()
 	_, err := h.spawn(ctx, "w", 1)
@@ -489,7 +490,7 @@ func TestCancel(t *testing.T) {
 		t.Errorf("answer %q", a)
 	}
 	h.l.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Canceled})
-	ev := testkit.Events(testkit.TraceLines(t, filepath.Join(h.task.Session.Dir, session.TraceFile)))
+	ev := testkit.Events(testkit.TraceLines(t, filepath.Join(h.task.Session.Dir, sessionfmt.TraceFile)))
 	if !slices.Equal(ev, []string{"delegation_start", "task_canceled", "delegation", "task_end"}) {
 		t.Errorf("trace %v", ev)
 	}

@@ -25,7 +25,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
 
@@ -198,7 +198,7 @@ func (l *Launcher) Close() error {
 
 // delegationID is capsule.Launcher's: plan-<n>-<step>-<attempt>.
 func (l *Launcher) delegationID(c vm.Call) string {
-	return l.cfg.Task.ID() + "-" + tracefile.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
+	return l.cfg.Task.ID() + "-" + sessionfmt.StepFileName(c.Step.ID) + "-" + strconv.Itoa(c.Attempt)
 }
 
 // Spawn runs one attempt of a capsule step as a Pod, as
@@ -268,7 +268,7 @@ func (l *Launcher) spawn(ctx context.Context, c vm.Call) (string, error) {
 	if size > maxInput {
 		return "", fmt.Errorf("cannot spawn %q: its objective and the files of configmap/%s are %d bytes, over the %d a ConfigMap carries to its Pod", rc.Name, rc.ConfigMap, size, maxInput)
 	}
-	dir := filepath.Join(l.cfg.Task.Session.Dir, session.DelegationsDir, id)
+	dir := filepath.Join(l.cfg.Task.Session.Dir, sessionfmt.DelegationsDir, id)
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return "", err
 	}
@@ -665,7 +665,7 @@ func lastOf(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if len(last) > 200 {
-		last = last[:session.CutPoint(last, 200)] + "…"
+		last = last[:sessionfmt.CutPoint(last, 200)] + "…"
 	}
 	return last
 }

@@ -1,4 +1,6 @@
-package tracefile_test
+// Package tracetest writes the traces and session directories the tests
+// of tracefile and traceview read.
+package tracetest
 
 import (
 	"encoding/json"
@@ -7,12 +9,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planc/planc/tracefile"
 )
 
-// line writes one trace line as docs/trace.md's table has it: ts, event and
+// SessionID is the session id of the tests' traces.
+const SessionID = "20250102T150405Z-a1b2c3"
+
+// Line writes one trace line as docs/trace.md's table has it: ts, event and
 // session first, then the event's own fields in the order given
 // (name, value, name, value, …), compact, ending in "\n".
-func line(ts, event, session string, fields ...any) string {
+func Line(ts, event, session string, fields ...any) string {
 	var b strings.Builder
 	b.WriteString(`{"ts":`)
 	b.Write(mustJSON(ts))
@@ -35,13 +42,13 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// ts returns the trace time of second s after a fixed moment.
-func ts(s float64) string {
+// TS returns the trace time of second s after a fixed moment.
+func TS(s float64) string {
 	return fmt.Sprintf("2025-01-02T15:04:%012.9fZ", 5+s)
 }
 
-// write writes files (path relative to dir → content) under dir.
-func write(t testing.TB, dir string, files map[string]string) {
+// Write writes files (path relative to dir → content) under dir.
+func Write(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -54,8 +61,8 @@ func write(t testing.TB, dir string, files map[string]string) {
 	}
 }
 
-// sessionJSON is a session.json as host writes it.
-func sessionJSON(id, capsule, spawnedBy, delegationID string) string {
+// SessionJSON is a session.json as host writes it.
+func SessionJSON(id, capsule, spawnedBy, delegationID string) string {
 	nullable := func(s string) any {
 		if s == "" {
 			return nil
@@ -66,4 +73,15 @@ func sessionJSON(id, capsule, spawnedBy, delegationID string) string {
 		"session": id, "capsule": capsule, "version": "0.1.0", "started": "2025-01-02T15:04:05Z",
 		"spawned_by": nullable(spawnedBy), "delegation_id": nullable(delegationID),
 	})) + "\n"
+}
+
+// FromText reads the trace src, which must read without notes, into a
+// Session.
+func FromText(t testing.TB, src string) *tracefile.Session {
+	t.Helper()
+	events, ns, err := tracefile.Read(strings.NewReader(src))
+	if err != nil || len(ns) > 0 {
+		t.Fatalf("read: %v %v", err, ns)
+	}
+	return tracefile.FromEvents(events)
 }

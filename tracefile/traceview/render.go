@@ -1,11 +1,15 @@
-package tracefile
+package traceview
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/tracefile"
 )
 
 // stepsHeader is the header row of `planc trace steps`.
@@ -14,11 +18,11 @@ var stepsHeader = []string{"PLAN", "STEP", "ATTEMPT", "STATUS", "DURATION", "ERR
 // StepRows returns `planc trace steps`'s rows for s, header first: one row
 // per attempt of every plan in s's own trace (not its delegations'), plans
 // in the order they started, attempts in the order they were first seen.
-func StepRows(s *Session) [][]string {
+func StepRows(s *tracefile.Session) [][]string {
 	rows := [][]string{stepsHeader}
 	for _, p := range s.Plans {
 		for _, a := range p.Attempts {
-			rows = append(rows, append([]string{p.Label}, attemptRow(s, p, a)...))
+			rows = append(rows, append([]string{p.Label}, s.AttemptRow(p, a)...))
 		}
 	}
 	return rows
@@ -26,40 +30,9 @@ func StepRows(s *Session) [][]string {
 
 // WriteSteps writes `planc trace steps`: StepRows as aligned columns. The
 // session's notes are not written; the caller shows them.
-func WriteSteps(w io.Writer, s *Session) error {
+func WriteSteps(w io.Writer, s *tracefile.Session) error {
 	_, err := io.WriteString(w, table("", StepRows(s)))
 	return err
-}
-
-// attemptRow is one attempt's STEP, ATTEMPT, STATUS, DURATION and ERROR.
-func attemptRow(s *Session, p *Plan, a *Attempt) []string {
-	attempt, dur, status := "-", "-", a.Status
-	if a.Attempt > 0 {
-		attempt = strconv.Itoa(a.Attempt)
-	}
-	switch {
-	case a.Settled && a.Dispatched:
-		dur = duration(a.Duration)
-	case a.Settled:
-	case p.Ended || sessionOver(s):
-		// Dispatched, never settled, and nothing more will be written.
-		status = "unsettled"
-	default:
-		status = "running"
-	}
-	if status == "" {
-		status = "?"
-	}
-	if a.Reused {
-		status += " (reused)"
-	}
-	return []string{a.StepID, attempt, status, dur, a.Error}
-}
-
-// sessionOver reports whether the session's last run has ended.
-func sessionOver(s *Session) bool {
-	_, ok := s.ExitStatus()
-	return ok || s.SpawnerEnded
 }
 
 // WriteShow writes `planc trace show`: the session, its plans and their
@@ -67,7 +40,7 @@ func sessionOver(s *Session) bool {
 // session it left (recursively, indented), and the notes met on the way,
 // but for the notes about skipped lines (Note.Skipped): the caller shows
 // those, SkippedLines gives them for the whole tree.
-func WriteShow(w io.Writer, s *Session) error {
+func WriteShow(w io.Writer, s *tracefile.Session) error {
 	var b strings.Builder
 	show(&b, s, "", "")
 	_, err := io.WriteString(w, b.String())
@@ -76,14 +49,14 @@ func WriteShow(w io.Writer, s *Session) error {
 
 // show writes session s at indent; where is how it was reached ("" at the
 // top, delegations/<id> below).
-func show(b *strings.Builder, s *Session, indent, where string) {
+func show(b *strings.Builder, s *tracefile.Session, indent, where string) {
 	id := s.ID
 	if id == "" {
 		id = "(unknown id)"
 	}
-	fmt.Fprintf(b, "%ssession %s", indent, Clean(id))
+	fmt.Fprintf(b, "%ssession %s", indent, tracefile.Clean(id))
 	if where != "" {
-		fmt.Fprintf(b, " (%s)", Clean(where))
+		fmt.Fprintf(b, " (%s)", tracefile.Clean(where))
 	}
 	b.WriteByte('\n')
 	in := indent + "  "
@@ -101,7 +74,7 @@ func show(b *strings.Builder, s *Session, indent, where string) {
 	if len(s.Runs) > 1 {
 		var st []string
 		for _, r := range s.Runs {
-			st = append(st, or(r.ExitStatus, "?"))
+			st = append(st, cmp.Or(r.ExitStatus, "?"))
 		}
 		head = append(head, []string{"runs", fmt.Sprintf("%d (%s)", len(s.Runs), strings.Join(st, ", "))})
 	}
@@ -131,7 +104,7 @@ func show(b *strings.Builder, s *Session, indent, where string) {
 			showDelegation(b, d, in+"  ")
 		}
 	}
-	var notes []Note
+	var notes []tracefile.Note
 	for _, n := range s.Notes {
 		if !n.Skipped {
 			notes = append(notes, n)
@@ -149,21 +122,21 @@ func show(b *strings.Builder, s *Session, indent, where string) {
 // part (Note.Skipped: torn, not JSON, too long), of s and of every child
 // session below it, each as "TRACE: line N: TEXT" naming its trace file:
 // what `planc trace` writes on standard error, one line each.
-func SkippedLines(s *Session) []string {
+func SkippedLines(s *tracefile.Session) []string {
 	var out []string
-	var walk func(s *Session, depth int)
-	walk = func(s *Session, depth int) {
+	var walk func(s *tracefile.Session, depth int)
+	walk = func(s *tracefile.Session, depth int) {
 		file := s.Path
 		if s.Path == s.Dir {
-			file = filepath.Join(s.Dir, TraceFile)
+			file = filepath.Join(s.Dir, sessionfmt.TraceFile)
 		}
 		for _, n := range s.Notes {
 			if n.Skipped {
-				out = append(out, Clean(file)+": "+n.String())
+				out = append(out, tracefile.Clean(file)+": "+n.String())
 			}
 		}
 		for _, d := range s.Delegations {
-			if d.Child != nil && depth < MaxDepth {
+			if d.Child != nil && depth < tracefile.MaxDepth {
 				walk(d.Child, depth+1)
 			}
 		}
@@ -173,9 +146,9 @@ func SkippedLines(s *Session) []string {
 }
 
 // exitText describes how the session ended.
-func exitText(s *Session) string {
+func exitText(s *tracefile.Session) string {
 	if st, ok := s.ExitStatus(); ok {
-		return or(st, "?")
+		return cmp.Or(st, "?")
 	}
 	if s.SpawnerEnded {
 		return "none: its spawner ended (spawner_ended), so it stopped without session_end"
@@ -187,10 +160,10 @@ func exitText(s *Session) string {
 }
 
 // showPlan writes one plan: a summary line and its attempts.
-func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
-	fmt.Fprintf(b, "%splan %s", in, Clean(p.Label))
+func showPlan(b *strings.Builder, s *tracefile.Session, p *tracefile.Plan, in string) {
+	fmt.Fprintf(b, "%splan %s", in, tracefile.Clean(p.Label))
 	if p.File != "" {
-		fmt.Fprintf(b, " (%s)", Clean(p.File))
+		fmt.Fprintf(b, " (%s)", tracefile.Clean(p.File))
 	}
 	b.WriteString(": ")
 	switch {
@@ -200,9 +173,9 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 			fmt.Fprintf(b, "; %s", steps(p))
 		}
 	default:
-		b.WriteString(Clean(or(p.Outcome, "?")))
+		b.WriteString(tracefile.Clean(cmp.Or(p.Outcome, "?")))
 		if p.FailedStep != "" {
-			fmt.Fprintf(b, ", stopped by step %s", Clean(quote(p.FailedStep)))
+			fmt.Fprintf(b, ", stopped by step %s", tracefile.Clean(strconv.Quote(p.FailedStep)))
 		}
 		fmt.Fprintf(b, "; %s, %d succeeded, %d failed, %d skipped", steps(p), p.Succeeded, p.Failed, p.Skipped)
 		if n := p.NotRun(); n > 0 {
@@ -213,26 +186,26 @@ func showPlan(b *strings.Builder, s *Session, p *Plan, in string) {
 	if len(p.Attempts) > 0 {
 		rows := [][]string{stepsHeader[1:]}
 		for _, a := range p.Attempts {
-			rows = append(rows, attemptRow(s, p, a))
+			rows = append(rows, s.AttemptRow(p, a))
 		}
 		b.WriteString(table(in+"  ", rows))
 	}
 	for _, d := range p.Denials {
-		fmt.Fprintf(b, "%s  refused: %s\n", in, Clean(denialText(d)))
+		fmt.Fprintf(b, "%s  refused: %s\n", in, tracefile.Clean(denialText(d)))
 	}
 }
 
 // denialText describes a protected_path_denied or call_denied line.
-func denialText(e Event) string {
-	if e.Event == EventProtectedPathDenied {
-		return fmt.Sprintf("step %s would write under the read-only path %s (protected_path_denied)", quote(e.StepID), quote(e.Path))
+func denialText(e tracefile.Event) string {
+	if e.Event == sessionfmt.EventProtectedPathDenied {
+		return fmt.Sprintf("step %s would write under the read-only path %s (protected_path_denied)", strconv.Quote(e.StepID), strconv.Quote(e.Path))
 	}
-	return fmt.Sprintf("step %s matched hook %d (%s), whose commit_policy is deny (call_denied)", quote(e.StepID), e.Hook, e.On)
+	return fmt.Sprintf("step %s matched hook %d (%s), whose commit_policy is deny (call_denied)", strconv.Quote(e.StepID), e.Hook, e.On)
 }
 
 // taskText describes a cancelled task.
-func taskText(t *Task) string {
-	s := "task " + quote(t.ID)
+func taskText(t *tracefile.Task) string {
+	s := "task " + strconv.Quote(t.ID)
 	if t.Canceled {
 		s += ": canceled"
 		if len(t.DelegationIDs) > 0 {
@@ -240,22 +213,22 @@ func taskText(t *Task) string {
 		}
 	}
 	if t.Ended {
-		s += "; ended " + or(t.Outcome, "?")
+		s += "; ended " + cmp.Or(t.Outcome, "?")
 	} else {
 		s += "; no task_end"
 	}
-	return Clean(s)
+	return tracefile.Clean(s)
 }
 
 // showDelegation writes one delegation and the child session it left.
-func showDelegation(b *strings.Builder, d *Delegation, in string) {
+func showDelegation(b *strings.Builder, d *tracefile.Delegation, in string) {
 	line := "delegation " + d.ID + ":"
 	var parts []string
 	if d.Capsule != "" {
 		parts = append(parts, "capsule "+strings.TrimSpace(d.Capsule+" "+d.Version))
 	}
 	if d.StepID != "" || d.PlanID != "" {
-		parts = append(parts, fmt.Sprintf("step %s of plan %s", quote(d.StepID), quote(d.PlanID)))
+		parts = append(parts, fmt.Sprintf("step %s of plan %s", strconv.Quote(d.StepID), strconv.Quote(d.PlanID)))
 	}
 	if d.PID > 0 {
 		parts = append(parts, fmt.Sprintf("pid %d", d.PID))
@@ -265,30 +238,30 @@ func showDelegation(b *strings.Builder, d *Delegation, in string) {
 	}
 	switch {
 	case d.Ended:
-		line += " " + or(d.Outcome, "?")
+		line += " " + cmp.Or(d.Outcome, "?")
 	case d.InTrace:
 		line += " no delegation line yet (still running, or its parent died)"
 	default:
 		line += " not in the trace"
 	}
-	fmt.Fprintf(b, "%s%s\n", in, Clean(line))
+	fmt.Fprintf(b, "%s%s\n", in, tracefile.Clean(line))
 	if d.Reason != "" {
-		fmt.Fprintf(b, "%s  reason: %s\n", in, Clean(d.Reason))
+		fmt.Fprintf(b, "%s  reason: %s\n", in, tracefile.Clean(d.Reason))
 	}
 	if c := d.Completion; c != nil {
-		fmt.Fprintf(b, "%s  completion: %s\n", in, Clean(fmt.Sprintf("%s, reported by %s: %s", or(c.Status, "?"), or(c.ReportedBy, "?"), or(c.Detail, "-"))))
+		fmt.Fprintf(b, "%s  completion: %s\n", in, tracefile.Clean(fmt.Sprintf("%s, reported by %s: %s", cmp.Or(c.Status, "?"), cmp.Or(c.ReportedBy, "?"), cmp.Or(c.Detail, "-"))))
 	}
 	if d.Note != "" {
-		fmt.Fprintf(b, "%s  note: %s\n", in, Clean(d.Note))
+		fmt.Fprintf(b, "%s  note: %s\n", in, tracefile.Clean(d.Note))
 	}
 	if d.Child != nil {
-		show(b, d.Child, in+"  ", DelegationsDir+"/"+d.ID)
+		show(b, d.Child, in+"  ", sessionfmt.DelegationsDir+"/"+d.ID)
 	}
 }
 
 // steps returns how many steps p declares: "1 step", "N steps", or "?
 // steps" when the trace lacks its plan_start.
-func steps(p *Plan) string {
+func steps(p *tracefile.Plan) string {
 	switch {
 	case !p.Started:
 		return "? steps"
@@ -296,12 +269,4 @@ func steps(p *Plan) string {
 		return "1 step"
 	}
 	return strconv.Itoa(p.StepCount) + " steps"
-}
-
-// or returns s, or def when s is empty.
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

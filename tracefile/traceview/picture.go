@@ -1,4 +1,4 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
@@ -13,7 +13,9 @@ import (
 
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
+	"github.com/planc/planc/tracefile"
 )
 
 // Timeline is one plan of a session as it ran, every run of it (the first
@@ -73,7 +75,7 @@ type TimelineBar struct {
 	Duration   time.Duration
 	Error      string
 	// Output is where the attempt's output is kept, in the session
-	// directory (OutputPath); the file may be missing (a dispatch that
+	// directory (sessionfmt.OutputPath); the file may be missing (a dispatch that
 	// never ended, a session from before outputs were kept).
 	Output string
 }
@@ -83,27 +85,27 @@ type timing struct{ start, end time.Time }
 
 // timings reads each dispatch's start and end time from the trace's lines,
 // grouping lines into plans as FromEvents does.
-func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
-	out := map[*Plan]map[attemptKey]*timing{}
-	var started []*Plan
+func timings(s *tracefile.Session) map[*tracefile.Plan]map[attemptKey]*timing {
+	out := map[*tracefile.Plan]map[attemptKey]*timing{}
+	var started []*tracefile.Plan
 	for _, p := range s.Plans {
 		if p.Started {
 			started = append(started, p)
 		}
 	}
-	open := map[string]*Plan{}
+	open := map[string]*tracefile.Plan{}
 	next := 0
 	for i := range s.Events {
 		e := &s.Events[i]
 		switch e.Event {
-		case EventPlanStart:
+		case sessionfmt.EventPlanStart:
 			if next < len(started) {
 				open[e.PlanID] = started[next]
 				next++
 			}
-		case EventPlanEnd:
+		case sessionfmt.EventPlanEnd:
 			delete(open, e.PlanID)
-		case EventPlanStepStart, EventPlanStep:
+		case sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep:
 			p := open[e.PlanID]
 			if p == nil || e.Attempt < 1 || e.Reused || e.TS.IsZero() {
 				continue
@@ -119,7 +121,7 @@ func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
 				t = &timing{}
 				m[k] = t
 			}
-			if e.Event == EventPlanStepStart {
+			if e.Event == sessionfmt.EventPlanStepStart {
 				t.start = e.TS
 			} else {
 				t.end = e.TS
@@ -129,10 +131,10 @@ func (s *Session) timings() map[*Plan]map[attemptKey]*timing {
 	return out
 }
 
-// Timeline returns plan n of the session as it ran, every run of it
+// PlanTimeline returns plan n of the session as it ran, every run of it
 // together; the error names the plans there are when it has no plan n.
-func (s *Session) Timeline(n int) (*Timeline, error) {
-	runs, err := s.runsOf(n)
+func PlanTimeline(s *tracefile.Session, n int) (*Timeline, error) {
+	runs, err := s.RunsOf(n)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +143,7 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 	if last.Ended {
 		tl.Outcome = last.Outcome
 	}
-	if src, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(PlanFile(n)))); err == nil {
+	if src, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
 		if plan, _ := check.Load(src, nil); plan != nil {
 			tl.Program, _ = ir.Lower(plan)
 		}
@@ -159,14 +161,14 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 			}
 		}
 	}
-	times := s.timings()
+	times := timings(s)
 	for _, p := range runs {
 		for _, a := range p.Attempts {
 			r := byID[a.StepID]
 			if r == nil {
 				continue
 			}
-			status := attemptRow(s, p, a)[2]
+			status := s.AttemptRow(p, a)[2]
 			status = strings.TrimSuffix(status, " (reused)")
 			if a.Kind != "" {
 				r.Kind = a.Kind
@@ -188,7 +190,7 @@ func (s *Session) Timeline(n int) (*Timeline, error) {
 			if a.Settled {
 				r.Duration += a.Duration
 			}
-			b.Output = OutputPath(n, a.StepID, a.Attempt)
+			b.Output = sessionfmt.OutputPath(n, a.StepID, a.Attempt)
 			for _, t := range []time.Time{b.Start, b.End} {
 				if t.IsZero() {
 					continue
@@ -250,7 +252,7 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 		} else {
 			buf = nil
 		}
-		l := Clean(string(line))
+		l := tracefile.Clean(string(line))
 		if r := []rune(l); len(r) > 200 {
 			l = string(r[:199]) + "…"
 		}
@@ -263,13 +265,13 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 // the plan file's drawing (graph.WriteRunDOT, or graph.WriteRunMermaid for
 // format "mermaid"), each step coloured and labelled by what the trace
 // says of it, the tool lane as the run dispatched it.
-func WriteGraph(w io.Writer, s *Session, n int, format string) error {
-	tl, err := s.Timeline(n)
+func WriteGraph(w io.Writer, s *tracefile.Session, n int, format string) error {
+	tl, err := PlanTimeline(s, n)
 	if err != nil {
 		return err
 	}
 	if tl.Program == nil {
-		return fmt.Errorf("plan %d's file %s is missing or does not load, so its graph cannot be drawn; planc trace steps shows its rows", n, PlanFile(n))
+		return fmt.Errorf("plan %d's file %s is missing or does not load, so its graph cannot be drawn; planc trace steps shows its rows", n, sessionfmt.PlanFile(n))
 	}
 	p := tl.Program
 	rows := map[string]*TimelineRow{}
@@ -289,7 +291,7 @@ func WriteGraph(w io.Writer, s *Session, n int, format string) error {
 			sr.Status = ""
 		}
 		if len(r.Bars) > 0 {
-			sr.Duration = duration(r.Duration)
+			sr.Duration = tracefile.Duration(r.Duration)
 		}
 		run.Steps[i] = sr
 	}
@@ -315,4 +317,10 @@ func WriteGraph(w io.Writer, s *Session, n int, format string) error {
 		return graph.WriteRunMermaid(w, p, run)
 	}
 	return graph.WriteRunDOT(w, p, run)
+}
+
+// attemptKey names one dispatch of a step.
+type attemptKey struct {
+	stepID  string
+	attempt int
 }

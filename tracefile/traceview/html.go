@@ -1,13 +1,15 @@
-package tracefile
+package traceview
 
 import (
 	"bufio"
+	"cmp"
 	"html/template"
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/tracefile"
 )
 
 // htmlWidth is the timeline's width in pixels, the bars' room.
@@ -81,8 +83,8 @@ func px(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
 // title (shown on hover) and each row a details element (opened by a
 // click) with the step's error and the first lines of its kept output.
 // The page has inline CSS and SVG only: no script, no network.
-func WriteHTML(w io.Writer, s *Session, n int) error {
-	tl, err := s.Timeline(n)
+func WriteHTML(w io.Writer, s *tracefile.Session, n int) error {
+	tl, err := PlanTimeline(s, n)
 	if err != nil {
 		return err
 	}
@@ -92,8 +94,8 @@ func WriteHTML(w io.Writer, s *Session, n int) error {
 		scale = htmlWidth / float64(total)
 	}
 	page := htmlPage{
-		Title: "planc run of " + Clean(tl.ID), Session: Clean(tl.Session), PlanID: Clean(tl.ID), N: n, Runs: tl.Runs,
-		Outcome: or(Clean(tl.Outcome), "unfinished"), Total: duration(total),
+		Title: "planc run of " + tracefile.Clean(tl.ID), Session: tracefile.Clean(tl.Session), PlanID: tracefile.Clean(tl.ID), N: n, Runs: tl.Runs,
+		Outcome: cmp.Or(tracefile.Clean(tl.Outcome), "unfinished"), Total: tracefile.Duration(total),
 		Succeeded: tl.Succeeded, Failed: tl.Failed, Skipped: tl.Skipped, NotRun: tl.NotRun, Steps: len(tl.Rows),
 		Width: htmlWidth,
 	}
@@ -105,7 +107,7 @@ func WriteHTML(w io.Writer, s *Session, n int) error {
 	}
 	groups := make([]htmlGroup, len(htmlKinds))
 	for i, k := range htmlKinds {
-		groups[i] = htmlGroup{Title: k.title, Kind: or(k.kind, "other")}
+		groups[i] = htmlGroup{Title: k.title, Kind: cmp.Or(k.kind, "other")}
 	}
 	for _, r := range tl.Rows {
 		g := len(htmlKinds) - 1
@@ -116,13 +118,13 @@ func WriteHTML(w io.Writer, s *Session, n int) error {
 			}
 		}
 		fill, _ := graph.StatusColor(r.Status)
-		row := htmlRow{StepID: Clean(r.StepID), Status: or(Clean(r.Status), "not run"), Fill: fill, Reused: r.Reused, Error: Clean(r.Error)}
+		row := htmlRow{StepID: tracefile.Clean(r.StepID), Status: cmp.Or(tracefile.Clean(r.Status), "not run"), Fill: fill, Reused: r.Reused, Error: tracefile.Clean(r.Error)}
 		if len(r.Bars) > 0 {
-			row.Time = duration(r.Duration)
+			row.Time = tracefile.Duration(r.Duration)
 		}
 		for i := range r.Bars {
 			b := &r.Bars[i]
-			bar := htmlBar{Status: Clean(b.Status), Fill: barColor(b.Status)}
+			bar := htmlBar{Status: tracefile.Clean(b.Status), Fill: barColor(b.Status)}
 			x, wd := 0.0, 1.0
 			if !b.Start.IsZero() && scale > 0 {
 				x = float64(b.Start.Sub(tl.Start)) * scale
@@ -137,12 +139,12 @@ func WriteHTML(w io.Writer, s *Session, n int) error {
 			}
 			bar.Title += ": " + b.Status
 			if b.Status == "success" || b.Status == "failed" {
-				bar.Title += " after " + duration(b.Duration)
+				bar.Title += " after " + tracefile.Duration(b.Duration)
 			}
 			if b.Error != "" {
 				bar.Title += ": " + b.Error
 			}
-			bar.Title = Clean(bar.Title)
+			bar.Title = tracefile.Clean(bar.Title)
 			row.Bars = append(row.Bars, bar)
 		}
 		if len(r.Bars) > 0 {

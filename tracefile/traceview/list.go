@@ -1,7 +1,8 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/tracefile"
 )
 
 // Outcome of a plan whose last run has plan_start and no plan_end: it is
@@ -79,7 +83,7 @@ func ListSessions(root string) ([]SessionJSON, error) {
 		if !ent.IsDir() || !isSessionDir(dir) {
 			continue
 		}
-		s, err := OpenTop(dir)
+		s, err := tracefile.OpenTop(dir)
 		if err != nil {
 			continue // gone since ReadDir
 		}
@@ -90,7 +94,7 @@ func ListSessions(root string) ([]SessionJSON, error) {
 
 // isSessionDir reports whether dir holds a trace.jsonl or a session.json.
 func isSessionDir(dir string) bool {
-	for _, f := range []string{TraceFile, SessionFile} {
+	for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return true
 		}
@@ -102,7 +106,7 @@ func isSessionDir(dir string) bool {
 // number, in order, each with its last run's outcome and its redrives;
 // then, for lines whose plan_start the trace lacks, one entry per such
 // plan.
-func Summary(s *Session) SessionJSON {
+func Summary(s *tracefile.Session) SessionJSON {
 	j := SessionJSON{Session: s.ID, Dir: s.Dir, Capsule: nonEmpty(s.Capsule), Version: nonEmpty(s.Version),
 		Started: nonEmpty(s.Started), Plans: []PlanSummary{}, notes: SkippedLines(s)}
 	if st, ok := s.ExitStatus(); ok {
@@ -113,14 +117,14 @@ func Summary(s *Session) SessionJSON {
 	}
 	for _, p := range s.Plans {
 		if planNumber(p) == nil {
-			j.Plans = append(j.Plans, summarize([]*Plan{p}))
+			j.Plans = append(j.Plans, summarize([]*tracefile.Plan{p}))
 		}
 	}
 	return j
 }
 
 // summarize sums up the runs of one plan.
-func summarize(runs []*Plan) PlanSummary {
+func summarize(runs []*tracefile.Plan) PlanSummary {
 	first, last := runs[0], runs[len(runs)-1]
 	ps := PlanSummary{Plan: planNumber(first), PlanID: first.ID, Outcome: OutcomeUnfinished}
 	for _, p := range runs {
@@ -131,7 +135,7 @@ func summarize(runs []*Plan) PlanSummary {
 		ps.Steps = &first.StepCount
 	}
 	if last.Ended {
-		ps.Outcome, ps.FailedStep = or(last.Outcome, "?"), nonEmpty(last.FailedStep)
+		ps.Outcome, ps.FailedStep = cmp.Or(last.Outcome, "?"), nonEmpty(last.FailedStep)
 	}
 	return ps
 }
@@ -151,7 +155,7 @@ var listHeader = []string{"SESSION", "PLAN", "ID", "OUTCOME", "REDRIVES", "STEPS
 func WriteList(w io.Writer, sessions []SessionJSON) error {
 	rows := [][]string{listHeader}
 	for _, s := range sessions {
-		id := or(s.Session, filepath.Base(s.Dir))
+		id := cmp.Or(s.Session, filepath.Base(s.Dir))
 		if len(s.Plans) == 0 {
 			rows = append(rows, []string{id, "-", "-", "-", "-", "-", ""})
 		}
@@ -185,4 +189,29 @@ func WriteListJSON(w io.Writer, sessions []SessionJSON) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// MarkRunning sets the outcome of each unfinished plan in sessions whose
+// lock is held (held says, as host/session.PlanHeld does) to
+// OutcomeRunning: it is running now; one whose lock nobody holds was left
+// by a planc that died (S27) and stays unfinished. It returns a note for
+// each plan it cannot tell about.
+func MarkRunning(sessions []SessionJSON, held func(dir string, n int) (bool, error)) []string {
+	var notes []string
+	for i := range sessions {
+		for j := range sessions[i].Plans {
+			p := &sessions[i].Plans[j]
+			if p.Outcome != OutcomeUnfinished || p.Plan == nil {
+				continue
+			}
+			h, err := held(sessions[i].Dir, *p.Plan)
+			switch {
+			case err != nil:
+				notes = append(notes, fmt.Sprintf("cannot tell whether plan %d of %s is running (%v); it is listed as unfinished", *p.Plan, sessions[i].Session, err))
+			case h:
+				p.Outcome = OutcomeRunning
+			}
+		}
+	}
+	return notes
 }

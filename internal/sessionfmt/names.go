@@ -1,4 +1,4 @@
-package tracefile
+package sessionfmt
 
 import (
 	"crypto/sha256"

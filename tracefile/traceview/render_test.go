@@ -1,4 +1,4 @@
-package tracefile_test
+package traceview_test
 
 import (
 	"strings"
@@ -7,19 +7,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // TestWriteStepsAlignment: columns line up in terminal cells (a CJK
 // character takes two, a combining accent none), and control characters
 // from the trace are shown escaped, never sent to the terminal.
+const sid = tracetest.SessionID
+
 func TestWriteStepsAlignment(t *testing.T) {
-	src := line(ts(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 3) +
-		line(ts(1), "plan_step", sid, "plan_id", "p", "step_id", "日本", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
-		line(ts(2), "plan_step", sid, "plan_id", "p", "step_id", "e\u0301", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
-		line(ts(3), "plan_step", sid, "plan_id", "p", "step_id", "x\x1b[2J\u202e", "status", "failed", "attempt", 0, "duration_ms", 0, "error", "line one\nline two\ttab")
-	s := fromText(t, src)
+	src := tracetest.Line(tracetest.TS(0), "plan_start", sid, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 3) +
+		tracetest.Line(tracetest.TS(1), "plan_step", sid, "plan_id", "p", "step_id", "日本", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
+		tracetest.Line(tracetest.TS(2), "plan_step", sid, "plan_id", "p", "step_id", "e\u0301", "status", "skipped", "attempt", 0, "duration_ms", 0, "error", nil) +
+		tracetest.Line(tracetest.TS(3), "plan_step", sid, "plan_id", "p", "step_id", "x\x1b[2J\u202e", "status", "failed", "attempt", 0, "duration_ms", 0, "error", "line one\nline two\ttab")
+	s := tracetest.FromText(t, src)
 	var b strings.Builder
-	if err := tracefile.WriteSteps(&b, s); err != nil {
+	if err := traceview.WriteSteps(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "PLAN  STEP            ATTEMPT  STATUS   DURATION  ERROR\n" +
@@ -41,7 +45,7 @@ func TestWriteShowMinimal(t *testing.T) {
 	s := tracefile.FromEvents(events)
 	s.Notes = append(ns, s.Notes...)
 	var b strings.Builder
-	if err := tracefile.WriteShow(&b, s); err != nil {
+	if err := traceview.WriteShow(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	want := `session (unknown id)

@@ -1,4 +1,4 @@
-package tracefile_test
+package sessionfmt_test
 
 import (
 	"math/rand/v2"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/internal/sessionfmt"
 )
 
 // TestStepFileName: any step id (S4) gives a name that is one path
@@ -29,10 +29,10 @@ func TestStepFileName(t *testing.T) {
 		{"ünï", "%C3%BCn%C3%AF"},
 		{".hidden", "%2Ehidden"},
 	} {
-		if got := tracefile.StepFileName(tt.id); got != tt.want {
+		if got := sessionfmt.StepFileName(tt.id); got != tt.want {
 			t.Errorf("StepFileName(%q) = %q, want %q", tt.id, got, tt.want)
 		}
-		if back, ok := tracefile.StepID(tt.want); !ok || back != tt.id {
+		if back, ok := sessionfmt.StepID(tt.want); !ok || back != tt.id {
 			t.Errorf("StepID(%q) = %q, %v; want %q", tt.want, back, ok, tt.id)
 		}
 	}
@@ -49,7 +49,7 @@ func TestStepFileName(t *testing.T) {
 		ids = append(ids, string(b))
 	}
 	for _, id := range ids {
-		name := tracefile.StepFileName(id)
+		name := sessionfmt.StepFileName(id)
 		if prev, dup := seen[name]; dup && prev != id {
 			t.Fatalf("%q and %q share the name %q", prev, id, name)
 		}
@@ -57,11 +57,11 @@ func TestStepFileName(t *testing.T) {
 		if strings.ContainsAny(name, "/\x00.") || len(name) > 161 {
 			t.Fatalf("StepFileName(%.40q) = %.60q: not a safe name", id, name)
 		}
-		back, ok := tracefile.StepID(name)
+		back, ok := sessionfmt.StepID(name)
 		if shortened := strings.Contains(name, "~"); shortened == ok || (ok && back != id) {
 			t.Fatalf("StepID(%.60q) = %.40q, %v for id %.40q", name, back, ok, id)
 		}
-		file := filepath.Join(dir, filepath.FromSlash(tracefile.OutputPath(1, id, 12)))
+		file := filepath.Join(dir, filepath.FromSlash(sessionfmt.OutputPath(1, id, 12)))
 		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestStepFileName(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"a/b", "%2", "%2e", "%41", "a~b", "é"} {
-		if _, ok := tracefile.StepID(bad); ok {
+		if _, ok := sessionfmt.StepID(bad); ok {
 			t.Errorf("StepID(%q) took a name StepFileName never gives", bad)
 		}
 	}
@@ -78,11 +78,11 @@ func TestStepFileName(t *testing.T) {
 
 func TestKeptPaths(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{tracefile.PlanFile(3), "plans/plan-3.json"},
-		{tracefile.OutputPath(3, "a b", 2), "outputs/plan-3/a%20b.2.txt"},
-		{tracefile.ReportPath(3), "reports/plan-3.json"},
-		{tracefile.RedriveReportPath(3, 0), "reports/plan-3.redrive-0.json"},
-		{tracefile.RedriveReportPath(3, 2), "reports/plan-3.redrive-2.json"},
+		{sessionfmt.PlanFile(3), "plans/plan-3.json"},
+		{sessionfmt.OutputPath(3, "a b", 2), "outputs/plan-3/a%20b.2.txt"},
+		{sessionfmt.ReportPath(3), "reports/plan-3.json"},
+		{sessionfmt.RedriveReportPath(3, 0), "reports/plan-3.redrive-0.json"},
+		{sessionfmt.RedriveReportPath(3, 2), "reports/plan-3.redrive-2.json"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("%q, want %q", tt.got, tt.want)
@@ -90,7 +90,7 @@ func TestKeptPaths(t *testing.T) {
 	}
 	for file, want := range map[string]int{"plans/plan-1.json": 1, "plans/plan-120.json": 120, "plans/plan-0.json": 0, "plans/plan-01.json": 0,
 		"plans/plan-.json": 0, "plans/plan-1.jsonx": 0, "plan-1.json": 0, "plans/plan-1x.json": 0, "plans/plan-9999999999.json": 0, "": 0} {
-		n, ok := tracefile.PlanNumber(file)
+		n, ok := sessionfmt.PlanNumber(file)
 		if n != want || ok != (want > 0) {
 			t.Errorf("PlanNumber(%q) = %d, %v; want %d", file, n, ok, want)
 		}
@@ -100,14 +100,14 @@ func TestKeptPaths(t *testing.T) {
 // TestCutText is S20: within the limit the text is whole; over it, cut on
 // a UTF-8 boundary and marked with the whole length and the file.
 func TestCutText(t *testing.T) {
-	if got := tracefile.CutText("héllo", 6, "f"); got != "héllo" {
+	if got := sessionfmt.CutText("héllo", 6, "f"); got != "héllo" {
 		t.Errorf("within the limit: %q", got)
 	}
-	if got := tracefile.CutText("héllo", 2, "out/a.1.txt"); got != "h\n[cut: 6 bytes in all; whole text at out/a.1.txt]" {
+	if got := sessionfmt.CutText("héllo", 2, "out/a.1.txt"); got != "h\n[cut: 6 bytes in all; whole text at out/a.1.txt]" {
 		t.Errorf("cut: %q", got)
 	}
 	for limit := range 8 {
-		if n := tracefile.CutPoint("aé€😀", limit); n > limit || !strings.HasPrefix("aé€😀", "aé€😀"[:n]) || (n < 10 && !utf8Start("aé€😀", n)) {
+		if n := sessionfmt.CutPoint("aé€😀", limit); n > limit || !strings.HasPrefix("aé€😀", "aé€😀"[:n]) || (n < 10 && !utf8Start("aé€😀", n)) {
 			t.Errorf("CutPoint(_, %d) = %d", limit, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package tracefile
+package traceview
 
 import (
 	"bytes"
@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/tracefile"
 )
 
 // The JSON forms of `planc trace steps`, `show` and `list` (`--format
@@ -50,14 +53,14 @@ type AttemptJSON struct {
 	// Error is the plan_step's error, null when none.
 	Error *string `json:"error"`
 	// OutputFile is where the attempt's whole output is kept, relative to
-	// the session directory (OutputPath; for a reused step, the attempt
+	// the session directory (sessionfmt.OutputPath; for a reused step, the attempt
 	// that succeeded); null when no file is there.
 	OutputFile *string `json:"output_file"`
 }
 
 // StepsJSON returns `planc trace steps --format json`'s rows for s: the
 // rows of StepRows, without the header, as objects.
-func StepsJSON(s *Session) []StepJSON {
+func StepsJSON(s *tracefile.Session) []StepJSON {
 	var rows []StepJSON
 	for _, p := range s.Plans {
 		num := planNumber(p)
@@ -70,7 +73,7 @@ func StepsJSON(s *Session) []StepJSON {
 
 // WriteStepsJSON writes StepsJSON as JSON Lines: one object a line, no
 // line at all for a trace without steps.
-func WriteStepsJSON(w io.Writer, s *Session) error {
+func WriteStepsJSON(w io.Writer, s *tracefile.Session) error {
 	var b bytes.Buffer
 	for _, r := range StepsJSON(s) {
 		if err := encodeLine(&b, r); err != nil {
@@ -90,16 +93,16 @@ func encodeLine(b *bytes.Buffer, v any) error {
 }
 
 // planNumber returns p's number, nil when its plan file names none.
-func planNumber(p *Plan) *int {
-	if n, ok := PlanNumber(p.File); ok {
+func planNumber(p *tracefile.Plan) *int {
+	if n, ok := sessionfmt.PlanNumber(p.File); ok {
 		return &n
 	}
 	return nil
 }
 
 // attemptJSON is attemptRow as an object.
-func attemptJSON(s *Session, p *Plan, a *Attempt) AttemptJSON {
-	row := attemptRow(s, p, a)
+func attemptJSON(s *tracefile.Session, p *tracefile.Plan, a *tracefile.Attempt) AttemptJSON {
+	row := s.AttemptRow(p, a)
 	status := a.Status
 	if !a.Settled {
 		status = row[2]
@@ -109,8 +112,8 @@ func attemptJSON(s *Session, p *Plan, a *Attempt) AttemptJSON {
 		ms := a.Duration.Milliseconds()
 		j.DurationMS = &ms
 	}
-	if n, ok := PlanNumber(p.File); ok && a.Attempt > 0 {
-		out := OutputPath(n, a.StepID, a.Attempt)
+	if n, ok := sessionfmt.PlanNumber(p.File); ok && a.Attempt > 0 {
+		out := sessionfmt.OutputPath(n, a.StepID, a.Attempt)
 		if _, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(out))); err == nil {
 			j.OutputFile = &out
 		}
@@ -211,13 +214,13 @@ type DelegationJSON struct {
 	PID          *int    `json:"pid"`
 	// InTrace is false for a directory under delegations/ that the trace
 	// does not name.
-	InTrace    bool        `json:"in_trace"`
-	Ended      bool        `json:"ended"`
-	Outcome    *string     `json:"outcome"`
-	Reason     *string     `json:"reason"`
-	Completion *Completion `json:"completion"`
-	Note       *string     `json:"note"`
-	Child      *ShowJSON   `json:"session"` // its own session, null when it could not be read
+	InTrace    bool                   `json:"in_trace"`
+	Ended      bool                   `json:"ended"`
+	Outcome    *string                `json:"outcome"`
+	Reason     *string                `json:"reason"`
+	Completion *sessionfmt.Completion `json:"completion"`
+	Note       *string                `json:"note"`
+	Child      *ShowJSON              `json:"session"` // its own session, null when it could not be read
 }
 
 // NoteJSON is a Note.
@@ -228,7 +231,7 @@ type NoteJSON struct {
 }
 
 // Show returns `planc trace show --format json`'s object for s.
-func Show(s *Session) *ShowJSON {
+func Show(s *tracefile.Session) *ShowJSON {
 	j := &ShowJSON{Session: s.ID, Dir: s.Dir, Capsule: nonEmpty(s.Capsule), Version: nonEmpty(s.Version), Started: nonEmpty(s.Started),
 		SpawnedBy: nonEmpty(s.SpawnedBy), DelegationID: nonEmpty(s.DelegationID), SpawnerEnded: s.SpawnerEnded,
 		Runs: []RunJSON{}, Plans: []PlanJSON{}, Tasks: []TaskJSON{}, Delegations: []DelegationJSON{}, Notes: []NoteJSON{}}
@@ -275,7 +278,7 @@ func Show(s *Session) *ShowJSON {
 }
 
 // planJSON is one plan run as an object.
-func planJSON(s *Session, p *Plan) PlanJSON {
+func planJSON(s *tracefile.Session, p *tracefile.Plan) PlanJSON {
 	j := PlanJSON{Plan: planNumber(p), PlanID: p.ID, PlanFile: nonEmpty(p.File), SHA256: nonEmpty(p.SHA256), Redrive: p.Redrive,
 		Ended: p.Ended, Attempts: []AttemptJSON{}, Denials: []DenialJSON{}}
 	if p.Started {
@@ -290,7 +293,7 @@ func planJSON(s *Session, p *Plan) PlanJSON {
 	}
 	for _, d := range p.Denials {
 		dj := DenialJSON{Event: d.Event, StepID: d.StepID}
-		if d.Event == EventProtectedPathDenied {
+		if d.Event == sessionfmt.EventProtectedPathDenied {
 			dj.Path = &d.Path
 		} else {
 			dj.Hook, dj.On = &d.Hook, &d.On
@@ -311,7 +314,7 @@ func orEmpty(list []string) []string {
 
 // WriteShowJSON writes Show(s) as one JSON object, indented by two
 // spaces as `planc run` prints its report.
-func WriteShowJSON(w io.Writer, s *Session) error {
+func WriteShowJSON(w io.Writer, s *tracefile.Session) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -1,4 +1,4 @@
-package tracefile_test
+package traceview_test
 
 import (
 	"bytes"
@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
+	"github.com/planc/planc/tracefile/internal/tracetest"
+	"github.com/planc/planc/tracefile/traceview"
 )
 
 // hostileTrace is a run of one step whose id, error and output are made to
@@ -25,17 +28,17 @@ const hostileTrace = `{"ts":"2025-01-02T15:04:05Z","event":"session_start","sess
 func TestPictureEscapes(t *testing.T) {
 	dir := t.TempDir()
 	id := "x</title><script>alert(1)</script>\"\x1b]0;t\a"
-	write(t, dir, map[string]string{
-		tracefile.TraceFile:                              hostileTrace,
-		tracefile.PlanFile(1):                            `{"id": "p", "steps": [{"id": "x</title><script>alert(1)</script>\"\u001b]0;t\u0007", "tool": "notes"}, {"id": "later", "tool": "notes", "depends_on": ["x</title><script>alert(1)</script>\"\u001b]0;t\u0007"]}]}`,
-		filepath.ToSlash(tracefile.OutputPath(1, id, 1)): "<script>alert(3)</script>\n\x1b[2J line 2\n",
+	tracetest.Write(t, dir, map[string]string{
+		sessionfmt.TraceFile:                              hostileTrace,
+		sessionfmt.PlanFile(1):                            `{"id": "p", "steps": [{"id": "x</title><script>alert(1)</script>\"\u001b]0;t\u0007", "tool": "notes"}, {"id": "later", "tool": "notes", "depends_on": ["x</title><script>alert(1)</script>\"\u001b]0;t\u0007"]}]}`,
+		filepath.ToSlash(sessionfmt.OutputPath(1, id, 1)): "<script>alert(3)</script>\n\x1b[2J line 2\n",
 	})
 	s, err := tracefile.OpenTop(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := tracefile.WriteHTML(&page, s, 1); err != nil {
+	if err := traceview.WriteHTML(&page, s, 1); err != nil {
 		t.Fatal(err)
 	}
 	p := page.String()
@@ -57,7 +60,7 @@ func TestPictureEscapes(t *testing.T) {
 		}
 	}
 	var dot bytes.Buffer
-	if err := tracefile.WriteGraph(&dot, s, 1, "dot"); err != nil {
+	if err := traceview.WriteGraph(&dot, s, 1, "dot"); err != nil {
 		t.Fatal(err)
 	}
 	if d := dot.String(); strings.Contains(d, "\x1b") || !strings.Contains(d, `label="x</title><script>alert(1)</script>\"\\x1b]0;t\\a\ntool notes\nfailed in 1s"`) {
