@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"syscall"
 
-	"k8s.io/client-go/kubernetes"
-
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capsule"
@@ -29,7 +27,7 @@ func (e *env) k8sRoost(c *command, roost string, cfg *host.Config) (ok bool) {
 		return true
 	}
 	if err == nil {
-		var cs kubernetes.Interface
+		var cs k8sroost.Client
 		if cs, _, err = k8sroost.Connect(context.Background()); err == nil {
 			cfg.Spawner = k8sSpawner(cs, ns)
 			return true
@@ -40,7 +38,7 @@ func (e *env) k8sRoost(c *command, roost string, cfg *host.Config) (ok bool) {
 }
 
 // k8sSpawner makes each plan's Launcher on the cluster cs, namespace ns.
-func k8sSpawner(cs kubernetes.Interface, ns string) func(*session.Task, *ast.Manifest) host.CapsuleSpawner {
+func k8sSpawner(cs k8sroost.Client, ns string) func(*session.Task, *ast.Manifest) host.CapsuleSpawner {
 	return func(task *session.Task, m *ast.Manifest) host.CapsuleSpawner {
 		depth, _ := strconv.Atoi(os.Getenv(capsule.EnvDelegationDepth))
 		return k8sroost.New(k8sroost.Config{Client: cs, Namespace: ns, Task: task,

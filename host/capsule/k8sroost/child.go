@@ -14,7 +14,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
@@ -25,7 +24,7 @@ type PodConfig struct {
 	// Client is the cluster (the Pod's service account); Namespace,
 	// Lease and Pod name the session's Lease and this Pod
 	// ($PLANC_K8S_NAMESPACE, $PLANC_K8S_LEASE, $PLANC_K8S_POD).
-	Client                kubernetes.Interface
+	Client                Client
 	Namespace, Lease, Pod string
 	// InDir holds the input ConfigMap's files: capsule.json, the
 	// objective and the capsule's other files.

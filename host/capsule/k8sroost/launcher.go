@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
@@ -60,7 +59,7 @@ const (
 // Config is what a Launcher needs.
 type Config struct {
 	// Client is the cluster; Namespace the roost's namespace.
-	Client    kubernetes.Interface
+	Client    Client
 	Namespace string
 	// Task is the plan's task in the parent's session.
 	Task *session.Task

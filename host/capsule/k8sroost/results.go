@@ -20,7 +20,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 )
 
 // ChunkSize is the most bytes of the results one output ConfigMap holds:
@@ -141,7 +140,7 @@ func unpack(b []byte, dir string, keep ...string) error {
 
 // upload writes b as the output ConfigMaps of the Pod pod: its chunks,
 // then PodName-out with their count and SHA-256, each owned by owner.
-func upload(ctx context.Context, cs kubernetes.Interface, ns, pod string, meta metav1.ObjectMeta, b []byte) error {
+func upload(ctx context.Context, cs Client, ns, pod string, meta metav1.ObjectMeta, b []byte) error {
 	if len(b) > MaxResults {
 		return fmt.Errorf("the results are %d bytes packed, over the %d bytes planc sends home", len(b), MaxResults)
 	}
@@ -181,7 +180,7 @@ var errNoResults = errors.New("it sent no results")
 
 // download reads the results the Pod pod uploaded and checks them
 // against their SHA-256; errNoResults when there are none.
-func download(ctx context.Context, cs kubernetes.Interface, ns, pod string) ([]byte, error) {
+func download(ctx context.Context, cs Client, ns, pod string) ([]byte, error) {
 	cms := cs.CoreV1().ConfigMaps(ns)
 	head, err := cms.Get(ctx, pod+"-out", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
