@@ -62,13 +62,54 @@ type Launcher struct {
 	spawns   map[string][]string
 	guards   []runGuard
 
-	mu    sync.Mutex
-	ended []endedDelegation // ended by the cancel, in the order they ended
+	ended Ended // the delegations the cancel ended
 }
 
-// endedDelegation is a delegation the cancel ended: its terminal line is
-// the task's to write, after task_canceled.
+// Ended is the delegations a cancel ended, in the order they ended, whose
+// terminal lines are the task's to write after task_canceled: what a
+// launcher (this one, or another roost's) keeps for BeforeTrace. The zero
+// Ended is ready; it is safe for concurrent use.
+type Ended struct {
+	mu   sync.Mutex
+	list []endedDelegation
+}
+
 type endedDelegation struct{ planID, stepID, id string }
+
+// Add records that the cancel ended delegation id of step stepID of plan
+// planID.
+func (e *Ended) Add(planID, stepID, id string) {
+	e.mu.Lock()
+	e.list = append(e.list, endedDelegation{planID, stepID, id})
+	e.mu.Unlock()
+}
+
+// BeforeTrace runs before task's host writes ev: before plan_end of a
+// cancelled task (or one whose cancel ended delegations) it writes
+// task_canceled naming the delegations the cancel ended, their terminal
+// delegation lines, and task_end (docs/trace.md, "Order";
+// docs/capsules.md, "Cancel", items 3 and 4).
+func (e *Ended) BeforeTrace(task *session.Task, ev vm.Event) {
+	if ev.Kind != vm.PlanEnd {
+		return
+	}
+	e.mu.Lock()
+	ended := e.list
+	e.mu.Unlock()
+	if ev.Outcome != vm.Canceled && len(ended) == 0 {
+		return
+	}
+	ids := make([]string, len(ended))
+	for i, x := range ended {
+		ids[i] = x.id
+	}
+	id, tr := task.ID(), task.Trace
+	tr.TaskCanceled(id, ids)
+	for _, x := range ended {
+		tr.Delegation(x.planID, x.stepID, x.id, session.DelegationTerminated, session.ReasonTaskCanceled)
+	}
+	tr.TaskEnd(id, session.TaskEndCanceled)
+}
 
 // NewLauncher prepares the capsule steps of task, whose capsule is m:
 // they spawn from the roost at dir ("" is the task's working directory's
@@ -192,9 +233,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 		// launcher writes completion.json; the task writes
 		// task_canceled and then this delegation's line (plan_end).
 		err := session.WriteCompletion(dir, session.LauncherEnded)
-		d.mu.Lock()
-		d.ended = append(d.ended, endedDelegation{c.PlanID, c.Step.ID, id})
-		d.mu.Unlock()
+		d.ended.Add(c.PlanID, c.Step.ID, id)
 		return dir, errors.Join(errors.New(vm.CapsuleEnded), err)
 	}
 	outcome, reason := ch.judge(dir)
@@ -210,30 +249,11 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	return dir, nil
 }
 
-// BeforeTrace runs before the host writes e: before plan_end of a
-// cancelled task it writes task_canceled naming the delegations the
-// cancel ended, their terminal delegation lines, and task_end
-// (docs/trace.md, "Order"; docs/capsules.md, "Cancel", items 3 and 4).
+// BeforeTrace runs before the host writes e (Ended.BeforeTrace).
 func (d *Launcher) BeforeTrace(e vm.Event) {
-	if d == nil || e.Kind != vm.PlanEnd {
-		return
+	if d != nil {
+		d.ended.BeforeTrace(d.task, e)
 	}
-	d.mu.Lock()
-	ended := d.ended
-	d.mu.Unlock()
-	if e.Outcome != vm.Canceled && len(ended) == 0 {
-		return
-	}
-	ids := make([]string, len(ended))
-	for i, x := range ended {
-		ids[i] = x.id
-	}
-	task, tr := d.task.ID(), d.task.Trace
-	tr.TaskCanceled(task, ids)
-	for _, x := range ended {
-		tr.Delegation(x.planID, x.stepID, x.id, session.DelegationTerminated, session.ReasonTaskCanceled)
-	}
-	tr.TaskEnd(task, session.TaskEndCanceled)
 }
 
 // withoutEnv returns env without the variables named.

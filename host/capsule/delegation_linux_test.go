@@ -102,8 +102,8 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 		if _, err := os.Stat(task.OutputFile(c.Step.ID, 1)); err != nil {
 			t.Errorf("%s: the attempt's output is not kept: %v", up, err)
 		}
-		if n := len(d.ended); n != i+1 || d.ended[n-1].id != id {
-			t.Errorf("%s: ended %v", up, d.ended)
+		if n := len(d.ended.list); n != i+1 || d.ended.list[n-1].id != id {
+			t.Errorf("%s: ended %v", up, d.ended.list)
 		}
 	}
 	tr.Close()

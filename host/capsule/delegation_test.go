@@ -34,7 +34,7 @@ func TestTaskLines(t *testing.T) {
 	// A plan_end that is not canceled still closes a capsule the cancel
 	// ended: the launcher does not rely on the VM turning a cancel after a
 	// fail-stop into canceled (S30, V12), it closes whatever it ended.
-	d.ended = []endedDelegation{{"p", "b", "plan-2-b-1"}, {"p", "a", "plan-2-a-1"}}
+	d.ended.list = []endedDelegation{{"p", "b", "plan-2-b-1"}, {"p", "a", "plan-2-a-1"}}
 	d.BeforeTrace(vm.Event{Kind: vm.PlanEnd, Outcome: vm.Failed})
 	tr.Close()
 	objs := testkit.TraceLines(t, path)

@@ -89,11 +89,8 @@ type Launcher struct {
 	stopRenew chan struct{}
 	renewDone chan struct{}
 
-	mu    sync.Mutex
-	ended []endedDelegation
+	ended capsule.Ended
 }
-
-type endedDelegation struct{ planID, stepID, id string }
 
 // New returns the launcher of cfg. Nothing is written to the cluster
 // until the first capsule step: a plan without one needs no cluster.
@@ -355,35 +352,17 @@ func (l *Launcher) cancel(c vm.Call, pod, dir string, up bool, started func()) (
 	l.cleanup(pod)
 	werr := session.WriteCompletion(dir, session.LauncherEnded)
 	id := l.delegationID(c)
-	l.mu.Lock()
-	l.ended = append(l.ended, endedDelegation{c.PlanID, c.Step.ID, id})
-	l.mu.Unlock()
+	l.ended.Add(c.PlanID, c.Step.ID, id)
 	return dir, errors.Join(errors.New(vm.CapsuleEnded), err, werr)
 }
 
 // BeforeTrace is capsule.Launcher.BeforeTrace: before plan_end of a
 // cancelled task, task_canceled, the terminal delegation lines and
-// task_end.
+// task_end (capsule.Ended).
 func (l *Launcher) BeforeTrace(e vm.Event) {
-	if l == nil || e.Kind != vm.PlanEnd {
-		return
+	if l != nil {
+		l.ended.BeforeTrace(l.cfg.Task, e)
 	}
-	l.mu.Lock()
-	ended := l.ended
-	l.mu.Unlock()
-	if e.Outcome != vm.Canceled && len(ended) == 0 {
-		return
-	}
-	ids := make([]string, len(ended))
-	for i, x := range ended {
-		ids[i] = x.id
-	}
-	task, tr := l.cfg.Task.ID(), l.cfg.Task.Trace
-	tr.TaskCanceled(task, ids)
-	for _, x := range ended {
-		tr.Delegation(x.planID, x.stepID, x.id, session.DelegationTerminated, session.ReasonTaskCanceled)
-	}
-	tr.TaskEnd(task, session.TaskEndCanceled)
 }
 
 // cleanup deletes a delegation's Pod and ConfigMaps, as far as it can: the
