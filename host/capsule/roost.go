@@ -106,37 +106,50 @@ func MatchSpawn(bare string, allow []string) []string {
 	return out
 }
 
+// Referee is the roost's own check of a spawn, whatever the roost holds:
+// the namespace/name capsule that bare, named by a step of the capsule
+// called from, stands for in allow (its capabilities.spawn.allow), or why
+// the roost refuses: the name is not a bare name (it has a "/", or is
+// empty), or it matches no entry or two. Every roost referees with it.
+func Referee(bare, from string, allow []string) (string, error) {
+	if i := strings.LastIndexByte(bare, '/'); i >= 0 || bare == "" {
+		// check's capsule-not-allowed warns of the same, in the same words.
+		if name := bare[i+1:]; name != "" {
+			return "", fmt.Errorf("the roost refuses to spawn capsule %q: a capsule step names the capsule by its bare name; write %q, the bare name, not %q", bare, name, bare)
+		}
+		entry := "local/worker"
+		if len(allow) > 0 {
+			entry = allow[0]
+		}
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it names no capsule; a capsule step names the capsule by its bare name, as %q for %q", bare, entry[strings.LastIndexByte(entry, '/')+1:], entry)
+	}
+	matches := MatchSpawn(bare, allow)
+	switch {
+	case len(matches) > 1:
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, ast.QuoteList(matches, "and"), from)
+	case len(matches) == 0 && len(allow) == 0:
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
+	case len(matches) == 0:
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, ast.QuoteList(allow, "and"))
+	}
+	name := matches[0]
+	if !ast.IsCapsuleName(name) {
+		// The manifest parser refuses such an entry; a hand-built
+		// manifest could still hold one, and it must not name a path.
+		return "", fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
+	}
+	return name, nil
+}
+
 // Resolve finds the capsule a step names by its bare name, spawned by the
 // capsule called from, whose capabilities.spawn.allow is allow. Its
 // error says why the roost refuses: the name is not a bare name (it has a
 // "/", or is empty), it matches no entry or two, the capsule is not in the
 // roost, its manifest is refused or has no entrypoint.
 func (r Roost) Resolve(bare, from string, allow []string) (*Found, error) {
-	if i := strings.LastIndexByte(bare, '/'); i >= 0 || bare == "" {
-		// check's capsule-not-allowed warns of the same, in the same words.
-		if name := bare[i+1:]; name != "" {
-			return nil, fmt.Errorf("the roost refuses to spawn capsule %q: a capsule step names the capsule by its bare name; write %q, the bare name, not %q", bare, name, bare)
-		}
-		entry := "local/worker"
-		if len(allow) > 0 {
-			entry = allow[0]
-		}
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it names no capsule; a capsule step names the capsule by its bare name, as %q for %q", bare, entry[strings.LastIndexByte(entry, '/')+1:], entry)
-	}
-	matches := MatchSpawn(bare, allow)
-	switch {
-	case len(matches) > 1:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, ast.QuoteList(matches, "and"), from)
-	case len(matches) == 0 && len(allow) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
-	case len(matches) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, ast.QuoteList(allow, "and"))
-	}
-	name := matches[0]
-	if !ast.IsCapsuleName(name) {
-		// The manifest parser refuses such an entry; a hand-built
-		// manifest could still hold one, and it must not name a path.
-		return nil, fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
+	name, err := Referee(bare, from, allow)
+	if err != nil {
+		return nil, err
 	}
 	// Its place as the roost was opened: the manifest's relative paths
 	// (a command ./run.sh, an entrypoint plan) start there, not wherever

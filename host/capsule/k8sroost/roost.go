@@ -178,23 +178,9 @@ type Found struct {
 // directory: the refusals are the same, and a capsule not in the roost
 // names the labels its ConfigMap needs.
 func Resolve(ctx context.Context, cs Client, ns, bare, from string, allow []string) (*Found, error) {
-	if strings.Contains(bare, "/") || bare == "" {
-		// The directory roost words this refusal; it reads no directory.
-		_, err := capsule.Roost{Dir: "/nonexistent"}.Resolve(bare, from, allow)
+	name, err := capsule.Referee(bare, from, allow)
+	if err != nil {
 		return nil, err
-	}
-	matches := capsule.MatchSpawn(bare, allow)
-	switch {
-	case len(matches) > 1:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, ast.QuoteList(matches, "and"), from)
-	case len(matches) == 0 && len(allow) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
-	case len(matches) == 0:
-		return nil, fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, ast.QuoteList(allow, "and"))
-	}
-	name := matches[0]
-	if !ast.IsCapsuleName(name) {
-		return nil, fmt.Errorf("the roost refuses to spawn %q: not a namespace/name capsule name", name)
 	}
 	cns, cname, _ := strings.Cut(name, "/")
 	sel := labels.Set{LabelNamespace: cns, LabelName: cname}
