@@ -28,6 +28,7 @@ import (
 // by the tools' own check of the file they open. Every protected byte is
 // kept.
 func TestAttackCodeInjection(t *testing.T) {
+	t.Parallel()
 	for _, conf := range attackConfs(t) {
 		t.Run(conf.name, func(t *testing.T) {
 			w := newAttackWorld(t, conf)

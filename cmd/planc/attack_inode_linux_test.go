@@ -214,6 +214,7 @@ func roostWorld(t *testing.T) string {
 // before planc starts makes planc run the forged worker, which prints the
 // key.
 func TestAttackRoostSwap(t *testing.T) {
+	t.Parallel()
 	env := []string{"MY_API_KEY=" + apiKey}
 	forEachConf(t, func(t *testing.T) {
 		dir := roostWorld(t)
@@ -291,6 +292,7 @@ const (
 // files, and neither token appears anywhere. The control: the same files
 // forged before the run leak both tokens.
 func TestAttackSubCapsuleHijack(t *testing.T) {
+	t.Parallel()
 	env := []string{"DEPLOY_TOKEN=" + deployToken, "GITHUB_TOKEN=" + githubToken}
 	capsules := []string{"d=capsule:deployer", "r=capsule:runner", "m=capsule:mcp"}
 	leaked := func(dir string, r runOut) bool {
@@ -551,6 +553,7 @@ echo repointed
 // (TestAttackSubCapsuleHijack's control), and re-pointing the links makes
 // the paths the sub-capsules run lead to the forged files.
 func TestAttackSubCapsuleLateFiles(t *testing.T) {
+	t.Parallel()
 	env := []string{"DEPLOY_TOKEN=" + deployToken, "GITHUB_TOKEN=" + githubToken}
 	capsules := []string{"d=capsule:deployer", "r=capsule:runner", "m=capsule:mcp"}
 	forEachConf(t, func(t *testing.T) {

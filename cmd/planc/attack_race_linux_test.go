@@ -94,6 +94,7 @@ const raceWrites = 400
 // The read_only file and the plan file keep their bytes, no file appears
 // in either directory, and writes to the plain names do land.
 func TestAttackToolRace(t *testing.T) {
+	t.Parallel()
 	attackNeedScope(t)
 	asUsers(t, func(t *testing.T, conf attackConf) {
 		dir := nobodyDir(t)

@@ -33,6 +33,7 @@ import (
 // command-line tools from a script. All
 // are blocked, every byte is kept, and planc's own trace is whole.
 func TestAttackDirectWrites(t *testing.T) {
+	t.Parallel()
 	attackSet(t, "{attacker} files", "capsule:files", "capsule-plan:files", "sh attack.sh")
 }
 

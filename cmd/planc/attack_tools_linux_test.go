@@ -170,6 +170,7 @@ func filepathWalkChown(dir string) {
 // with the first SIGINT: the plan ends canceled, planc exits, and the
 // server is gone.
 func TestToolCallEndsOnCancel(t *testing.T) {
+	t.Parallel()
 	testkit.NeedScope(t)
 	bin := mcpServerBin(t)
 	asUsers(t, func(t *testing.T, conf attackConf) { toolCallEndsOnCancel(t, conf, bin) })

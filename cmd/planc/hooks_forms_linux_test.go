@@ -50,6 +50,7 @@ func hookFormSteps() map[string]string {
 // survives; the control runs the same steps without the hook, and each
 // deletes its file.
 func TestRunShellHookForms(t *testing.T) {
+	t.Parallel()
 	attackNeedScope(t)
 	forms := hookFormSteps()
 	var ids []string

@@ -32,6 +32,7 @@ var hookWordSteps = map[string]string{
 // call_denied line, and x is still there. The control runs each step
 // without the hook, one at a time, and each deletes x or d/x.
 func TestRunShellHookWords(t *testing.T) {
+	t.Parallel()
 	attackNeedScope(t)
 	denied := hookWordSteps
 	capsule := func(hooks string) string {
