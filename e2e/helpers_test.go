@@ -1,13 +1,9 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/planc/planc/internal/testkit"
 )
@@ -38,12 +34,6 @@ func writeFile(t *testing.T, path, body string) {
 // plancTrace runs `planc trace args…` in dir, at most a minute.
 func plancTrace(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, plancBin(t), append([]string{"trace"}, args...)...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
+	so, se, code := testkit.RunCmd(t, testkit.PlancCmd(t, dir, "trace", args...))
+	return runOut{so, se, code}
 }

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -274,12 +270,6 @@ func TestTraceKeptBinary(t *testing.T) {
 // minute at most.
 func plancTrace(t *testing.T, dir string, args ...string) runOut {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, plancBin(t), append([]string{"trace"}, args...)...)
-	cmd.Dir = dir
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	return runOut{so.String(), se.String(), exitCode(t, err)}
+	so, se, code := testkit.RunCmd(t, testkit.PlancCmd(t, dir, "trace", args...))
+	return runOut{so, se, code}
 }

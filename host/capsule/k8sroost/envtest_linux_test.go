@@ -73,6 +73,9 @@ func controlPlane(t *testing.T) (*envtest.Environment, *rest.Config) {
 }
 
 func stopControlPlane() {
+	if c := clusterOnce.c; c != nil {
+		c.standIn.stop() // before the control plane, so its watch ends first
+	}
 	if cp.env != nil && cp.err == nil {
 		cp.env.Stop()
 	}
@@ -174,6 +177,8 @@ func docsCluster(t *testing.T) *cluster {
 
 // standIn plays the kubelet's part (the file's doc).
 type standIn struct {
+	ctx      context.Context // ended by stop
+	stop     context.CancelFunc
 	cs       kubernetes.Interface
 	ns       string
 	planc    string
@@ -202,6 +207,7 @@ func startStandIn(cs kubernetes.Interface, ns, planc string, kubeconfig []byte) 
 	kc := filepath.Join(dir, "kubeconfig")
 	os.WriteFile(kc, kubeconfig, 0o600)
 	k := &standIn{cs: cs, ns: ns, planc: planc, kubeconf: kc, procs: map[string]*podProc{}, graces: map[string]int64{}}
+	k.ctx, k.stop = context.WithCancel(ctx)
 	go k.loop()
 	return k
 }
@@ -209,13 +215,31 @@ func startStandIn(cs kubernetes.Interface, ns, planc string, kubeconfig []byte) 
 func (k *standIn) loop() {
 	pods := k.cs.CoreV1().Pods(k.ns)
 	rv := ""
-	for {
-		w, err := pods.Watch(context.Background(), metav1.ListOptions{ResourceVersion: rv})
+	for failed := 0; ; {
+		w, err := pods.Watch(k.ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil {
-			time.Sleep(100 * time.Millisecond) // the control plane is stopping
+			if k.ctx.Err() != nil {
+				return // stop: the control plane is stopping
+			}
+			// A live control plane refused the watch (an expired
+			// resource version, say): watch afresh from now, pausing
+			// only when that fails again.
+			rv, failed = "", failed+1
+			if failed > 1 {
+				select {
+				case <-k.ctx.Done():
+					return
+				case <-time.After(time.Duration(min(failed, 10)) * 100 * time.Millisecond):
+				}
+			}
 			continue
 		}
+		failed = 0
 		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				rv = "" // expired: the next watch starts from now
+				continue
+			}
 			p, ok := ev.Object.(*corev1.Pod)
 			if !ok {
 				continue
@@ -224,6 +248,9 @@ func (k *standIn) loop() {
 			if ev.Type != watch.Deleted {
 				k.sync(p)
 			}
+		}
+		if k.ctx.Err() != nil {
+			return
 		}
 	}
 }
