@@ -15,7 +15,7 @@ func TestServeShellFlags(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule)
-	c := startServe(t, dir, nil, "--capsule", "capsule.json", "--shell-timeout", "300ms", "--max-parallel", "1")
+	c := startServe(t, dir, nil, "--capsule", "capsule.json", "--shell-timeout", "300ms")
 
 	r := c.call(t, "submit-plan", `{"id": "slow", "steps": [{"id": "nap", "shell": "sleep 30"}]}`, nil)
 	if rep := structuredReport(t, r); !r.IsError || len(rep.Steps) != 1 || deref(rep.Steps[0].Error) != "timed out after 300ms" {
@@ -23,7 +23,9 @@ func TestServeShellFlags(t *testing.T) {
 	}
 
 	// Two independent shell steps: with one slot, the second starts only
-	// once the first has settled.
+	// once the first has settled. A serve of its own, without the short
+	// timeout: on a busy machine a 0.2 s sleep can take longer than 300 ms.
+	c = startServe(t, dir, nil, "--capsule", "capsule.json", "--max-parallel", "1")
 	r = c.call(t, "submit-plan", `{"id": "two", "steps": [{"id": "a", "shell": "sleep 0.2"}, {"id": "b", "shell": "sleep 0.2"}]}`, nil)
 	if r.IsError {
 		t.Fatalf("plan two failed: %+v", structuredReport(t, r))
