@@ -155,7 +155,7 @@ func (d *Launcher) guard(p, capsule, what string, arg bool) {
 		}
 		return
 	}
-	if link := d.linkOnTheWay(p); link != "" {
+	if link := d.linkOnTheWay(p); link != "" && !d.inWorkDir(p) {
 		d.guards = append(d.guards, runGuard{RunFile: rf, link: link})
 		return
 	}
@@ -175,6 +175,32 @@ func (d *Launcher) pin(p, capsule, what string) {
 		return
 	}
 	d.guards = append(d.guards, runGuard{RunFile: RunFile{Path: p, Capsule: capsule, What: what}, pinned: true, file: fi})
+}
+
+// inWorkDir reports whether the file p leads to now, its links
+// followed, lies beneath the working directory (as ./node_modules/.bin/x
+// leads to ../x/bin/x.js): such a link is pinned, the file it leads to
+// protected, and a spawn after the link was re-pointed is refused (pin,
+// spawnGuard, and the child's CheckPins).
+func (d *Launcher) inWorkDir(p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	for _, w := range []string{d.task.WorkDir, evalOr(d.task.WorkDir)} {
+		if rel, err := filepath.Rel(w, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// evalOr is p with its links followed, or p.
+func evalOr(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // inRoost reports whether p lies in the roost, which is held read-only
@@ -283,6 +309,26 @@ func (d *Launcher) spawnGuard(name string) error {
 			if _, err := os.Lstat(g.Path); err == nil {
 				return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s), which did not exist when the plan started and exists now: "+
 					"a file the plan itself could have written is never run; make it before the run", name, g.Path, of)
+			}
+		}
+	}
+	return nil
+}
+
+// pinsAsAtStart refuses the spawn of name when a pin taken for it leads
+// to another file than the one its path led to at plan start, for the
+// files the plan start pinned (pin): a file swapped and swapped back
+// around the spawn's own checks is still refused.
+func (d *Launcher) pinsAsAtStart(name string, pins []Pin) error {
+	for _, g := range d.guards {
+		if !g.pinned || g.Capsule != name {
+			continue
+		}
+		dev, ino, ok := fileID(g.file)
+		for _, p := range pins {
+			if p.Path == g.Path && (!ok || p.Dev != dev || p.Ino != ino) {
+				return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s), which is not the file it was when the plan started; "+
+					"planc runs only what a capsule resolved to at plan start; restore it, or start the plan again", name, g.Path, g.What)
 			}
 		}
 	}
