@@ -50,8 +50,9 @@ func (d *Launcher) RunFiles() []RunFile {
 
 // A runGuard is a file a capsule reachable from the plan would run that
 // the kernel cannot hold as it was at plan start: one that did not exist
-// yet, or one reached through a symbolic link in the working directory,
-// which the plan's steps may re-point.
+// yet, one reached through a symbolic link in the working directory to a
+// file outside it, which the plan's steps may re-point, or one reached
+// through links the kernel does not hold (pinned).
 type runGuard struct {
 	RunFile
 	// link is the symbolic link the file was reached through, "" when it
@@ -60,9 +61,10 @@ type runGuard struct {
 	// arg: an argument that named no file at plan start; only one that
 	// names one at spawn time refuses (an argument is often no file).
 	arg bool
-	// pinned: a file reached through symbolic links elsewhere (outside
-	// the working directory and the roost), and the file they led to at
-	// plan start; the spawn is refused when they lead elsewhere now.
+	// pinned: a file reached through symbolic links outside the roost
+	// (elsewhere, or in the working directory to a file in it), and the
+	// file they led to at plan start; the spawn is refused when they lead
+	// elsewhere now.
 	pinned bool
 	file   os.FileInfo
 }
@@ -144,9 +146,10 @@ func (d *Launcher) reachAtStart() {
 }
 
 // guard records p, a file capsule would run, when the kernel cannot hold
-// it as it is now: it does not exist, or it is reached through a symbolic
+// it as it is now: it does not exist, it is reached through a symbolic
 // link beneath the working directory (outside the roost, which is held
-// read-only as a whole).
+// read-only as a whole) to a file outside it, or through links the
+// kernel does not hold, which are pinned (pin).
 func (d *Launcher) guard(p, capsule, what string, arg bool) {
 	rf := RunFile{Path: p, Capsule: capsule, What: what}
 	if _, err := os.Lstat(p); err != nil {
