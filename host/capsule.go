@@ -22,7 +22,8 @@ func runEntrypoint(ctx context.Context, e capsule.PlanEntry) (capsule.PlanResult
 		Plan: e.Plan, Env: e.Env, WorkDir: e.WorkDir,
 		SessionDir: e.SessionDir, Roost: e.Roost,
 		SpawnedBy: e.SpawnedBy, DelegationID: e.DelegationID, ParentEnded: e.ParentEnded,
-		Notice: func(s string) { fmt.Fprintf(e.Stderr, "planc %s: %s\n", capsule.Command, s) },
+		AtPlanStart: e.AtPlanStart,
+		Notice:      func(s string) { fmt.Fprintf(e.Stderr, "planc %s: %s\n", capsule.Command, s) },
 	})
 	if res == nil {
 		var re *RefusedError

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -86,6 +87,11 @@ type Config struct {
 	// ParentEnded, when set, closes when a sub-capsule's parent dies: Run
 	// writes spawner_ended, ends the plan, and writes no session_end.
 	ParentEnded <-chan struct{}
+	// AtPlanStart, when set, sees what the plan's allowlisted shell
+	// words resolved to at plan start, before any MCP server or step
+	// starts; its error refuses the plan. A sub-capsule's run checks them
+	// against what its spawn pinned (capsule.CheckResolved).
+	AtPlanStart func([]capsule.Resolved) error
 	// RedrivePlan, when not 0, makes the run a redrive of plan
 	// RedrivePlan of the existing session SessionDir (S25–S28;
 	// docs/resume.md: `planc run --resume` and serve's resume-plan are
@@ -279,6 +285,11 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	h.shell = shellSpec{dir: task.WorkDir, timeout: shellTimeout(r.cfg, r.m), protect: h.protected.paths,
 		env: envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv))}
 	h.launcher.Protect = h.shell.protect
+	if r.cfg.AtPlanStart != nil {
+		if err := r.cfg.AtPlanStart(resolvedWords(h.protected)); err != nil {
+			return nil, &RefusedError{Msg: err.Error()}
+		}
+	}
 	h.tools.Builtins.Protected = h.protected.toolSet(h.tools.Builtins.NotesPath)
 	ro := append(ast.Names(r.m.Capabilities.ReadOnly), h.protected.runtimePaths()...)
 	refusals, err := protect.New(protect.Config{ReadOnly: ro, BaseDir: r.manifestDir, Hooks: r.m.Hooks, WorkDir: task.WorkDir})
@@ -418,4 +429,20 @@ func shellTimeout(cfg *Config, m *ast.Manifest) time.Duration {
 		return m.Capabilities.ShellTimeout.D
 	}
 	return DefaultShellTimeout
+}
+
+// resolvedWords is what the allowlisted shell words resolved to at plan
+// start, by word in order: what Config.AtPlanStart sees.
+func resolvedWords(s *protectedSet) []capsule.Resolved {
+	words := make([]string, 0, len(s.bins))
+	for w := range s.bins {
+		words = append(words, w)
+	}
+	slices.Sort(words)
+	out := make([]capsule.Resolved, len(words))
+	for i, w := range words {
+		b := s.bins[w]
+		out[i] = capsule.Resolved{Word: w, Path: b.path, Real: b.real, File: b.fi}
+	}
+	return out
 }

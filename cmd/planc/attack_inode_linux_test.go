@@ -545,10 +545,11 @@ echo repointed
 // TestAttackSubCapsuleLateFiles: what a sub-capsule would run is missing
 // when the parent's plan starts (the kernel can hold only what exists),
 // or reached through a symbolic link in the working directory (the
-// kernel holds the file it leads to, not the link). The parent's plan
-// writes the missing files — by a script no refusal reads, and by
-// write-file — or re-points the links, then spawns the sub-capsules:
-// each spawn is refused, saying why, and neither token appears. The
+// kernel holds the file it leads to, not the link, which is pinned). The
+// parent's plan writes the missing files — by a script no refusal reads,
+// and by write-file — or re-points the links, then spawns the
+// sub-capsules: each spawn is refused, saying why, and neither token
+// appears; with the links untouched the sub-capsules run their files. The
 // controls: the files forged before the run leak both tokens
 // (TestAttackSubCapsuleHijack's control), and re-pointing the links makes
 // the paths the sub-capsules run lead to the forged files.
@@ -571,8 +572,10 @@ func TestAttackSubCapsuleLateFiles(t *testing.T) {
 			{"missing/tool", "missing", []string{"w1=tool:tools/deploy.sh:#!/bin/sh\necho leak=$DEPLOY_TOKEN\n", "w2=tool:tools/run.sh:echo leak=$GITHUB_TOKEN\n",
 				"w3=tool:tools/server.sh:echo leak=$GITHUB_TOKEN > leak.txt\n"}, "which did not exist when the plan started"},
 			{"missing/untouched", "missing", nil, "which did not exist when the plan started"},
-			{"link/repoint", "link", []string{"repoint=repoint.sh"}, "through the symbolic link"},
-			{"link/untouched", "link", nil, "through the symbolic link"},
+			{"link/repoint", "link", []string{"repoint=repoint.sh"}, "not to the file they led to when the plan started"},
+			// A link in the working directory to a file in it is pinned,
+			// not refused: untouched, the sub-capsules run their files.
+			{"link/untouched", "link", nil, ""},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -585,6 +588,12 @@ func TestAttackSubCapsuleLateFiles(t *testing.T) {
 				}
 				for _, id := range []string{"d", "r", "m"} {
 					out, status := stepOut(t, r, id)
+					if c.why == "" {
+						if status != "success" {
+							t.Errorf("step %s: %s %q; want the sub-capsule's own file run through the pinned link", id, status, out)
+						}
+						continue
+					}
 					if c.name == "missing/untouched" && id != "d" {
 						// An argument that names no file (sh's script)
 						// refuses only once it does: here sh finds none.

@@ -114,6 +114,9 @@ type PlanEntry struct {
 	// ParentEnded closes when the lifeline ends: the run then writes
 	// spawner_ended and no session_end.
 	ParentEnded <-chan struct{}
+	// AtPlanStart is for the run's host.Config.AtPlanStart: it refuses
+	// the plan when what the run resolved is not what the spawn pinned.
+	AtPlanStart func([]Resolved) error
 }
 
 // PlanResult is what running a plan entrypoint gave.
@@ -146,11 +149,17 @@ func RunChild(ctx context.Context, cfg ChildConfig, runPlan PlanRunner) session.
 	var src []byte
 	var err error
 	if cfg.ManifestSrc != nil {
-		src, err = io.ReadAll(io.LimitReader(cfg.ManifestSrc, maxManifest+1))
+		r.pins, src, err = readPinned(cfg.ManifestSrc)
 	} else {
 		src, err = os.ReadFile(cfg.Manifest)
 	}
 	if err != nil {
+		return r.fail(session.ExitRefused, err)
+	}
+	// What the spawn checked is checked again before anything of it is
+	// used: a link re-pointed or a file replaced since is refused.
+	spawnPause()
+	if err := r.checkPins(); err != nil {
 		return r.fail(session.ExitRefused, err)
 	}
 	if r.m, err = LoadManifest(cfg.Manifest, src); err != nil {
@@ -189,6 +198,27 @@ type child struct {
 	m           *ast.Manifest
 	manifestDir string
 	ended       <-chan struct{} // the lifeline ended
+	// pins are what the spawn checked (Pin), from the header block on
+	// the manifest pipe; none for a child started by hand.
+	pins []Pin
+}
+
+// checkPins checks the spawn's pins again (CheckPins).
+func (r *child) checkPins() error {
+	if noRecheck() {
+		return nil
+	}
+	return CheckPins(r.pins)
+}
+
+// atPlanStart is the plan entrypoint's check at its plan start
+// (host.Config.AtPlanStart): what the run resolved its allowed words to
+// must be what the spawn pinned (CheckResolved).
+func (r *child) atPlanStart(resolved []Resolved) error {
+	if noRecheck() {
+		return nil
+	}
+	return CheckResolved(r.pins, resolved)
 }
 
 // info is the sub-capsule's session.json.
@@ -215,7 +245,7 @@ func (r *child) plan(ctx context.Context, runPlan PlanRunner) session.ExitCode {
 	if plan == nil {
 		return r.refused(r.planRefusal(ds))
 	}
-	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Env: env, ParentEnded: r.ended})
+	res, err := runPlan(ctx, PlanEntry{ChildConfig: r.cfg, Plan: plan, Env: env, ParentEnded: r.ended, AtPlanStart: r.atPlanStart})
 	if res.Report == nil {
 		if len(res.Refused) > 0 {
 			err = r.planRefusal(res.Refused)

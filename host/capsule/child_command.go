@@ -39,12 +39,20 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	}
 
 	argv := r.m.Entrypoint.Command
-	path, err := sandbox.Resolve(argv[0], r.manifestDir)
+	// The file the spawn pinned, its links not followed again; by path
+	// only when it pinned none (a child started by hand).
+	path, args := pinnedCommand(r.pins, argv, r.cfg.WorkDir)
+	if noRecheck() {
+		path, args = "", argv
+	}
+	if path == "" {
+		path, err = sandbox.Resolve(argv[0], r.manifestDir)
+	}
 	if err != nil {
 		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
 	cmd := &exec.Cmd{
-		Path: path, Args: append([]string{argv[0]}, argv[1:]...), Dir: r.cfg.WorkDir,
+		Path: path, Args: args, Dir: r.cfg.WorkDir,
 		Stdin: bytes.NewReader(objective), Stdout: r.cfg.Stdout, Stderr: r.cfg.Stderr,
 		Env:         envpolicy.Environ(os.Environ(), ast.EnvMap(r.m.Capabilities.ShellEnv)),
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
@@ -63,6 +71,11 @@ func (r *child) command(ctx context.Context, objective []byte) session.ExitCode 
 	if ctx.Err() != nil {
 		ct.Started()
 		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled before its command started"})
+	}
+	// The pins once more, right before the command starts.
+	if err := r.checkPins(); err != nil {
+		ct.Started()
+		return end(session.ExitRefused, status{Outcome: statusFailed, Reason: "its command: " + err.Error()})
 	}
 	err = cmd.Start()
 	ct.Started()

@@ -207,7 +207,15 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	if err != nil {
 		return "", err
 	}
+	// What the spawn checks, pinned first: the guard then holds the
+	// files to what they were at plan start, the pins to what the guard
+	// passed, and the child checks the pins again at its start and runs
+	// what their links led to (Pin).
+	pins := pinsFor(rc, d.task.WorkDir)
 	if err := d.spawnGuard(rc.Name); err != nil {
+		return "", err
+	}
+	if err := d.pinsAsAtStart(rc.Name, pins); err != nil {
 		return "", err
 	}
 	if d.depth >= MaxDelegationDepth {
@@ -221,7 +229,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	}
 	id := d.delegationID(c)
 	dir := filepath.Join(d.task.Session.Dir, sessionfmt.DelegationsDir, id)
-	ch, err := d.start(st, exe, rc, id, dir, c.Objective)
+	ch, err := d.start(st, exe, rc, pins, id, dir, c.Objective)
 	if err != nil {
 		return "", fmt.Errorf("cannot spawn %q: %w", rc.Name, err)
 	}

@@ -34,8 +34,9 @@ type launched struct {
 // start makes the delegation directory and starts `planc __capsule` in a
 // leaf cgroup of the scope: the objective on its standard input, its
 // answer and standard error into the directory, the lifeline's read end
-// as fd 3 and the status pipe's write end as fd 4.
-func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective string) (*launched, error) {
+// as fd 3, the status pipe's write end as fd 4, and the pins of the spawn
+// and the manifest on fd 5.
+func (d *Launcher) start(st Starter, exe string, rc *Found, pins []Pin, id, dir, objective string) (*launched, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return nil, err
 	}
@@ -86,7 +87,9 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 	}
 	files = append(files, statW)
 	// The manifest as the roost read it, on a pipe: the child parses
-	// these bytes and never reads the roost's file again.
+	// these bytes and never reads the roost's file again. The pins of the
+	// spawn go first, in a header block: what the child checks again and
+	// runs (Pin).
 	srcR, srcW, err := os.Pipe()
 	if err != nil {
 		lifeW.Close()
@@ -116,7 +119,10 @@ func (d *Launcher) start(st Starter, exe string, rc *Found, id, dir, objective s
 		return nil, err
 	}
 	go func() {
-		srcW.Write(rc.Src) // a child that ended early gets nothing: EPIPE
+		// A child that ended early gets nothing: EPIPE.
+		if _, err := srcW.Write(encodePins(pins)); err == nil {
+			srcW.Write(rc.Src)
+		}
 		srcW.Close()
 	}()
 	started = true

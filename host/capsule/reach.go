@@ -50,8 +50,9 @@ func (d *Launcher) RunFiles() []RunFile {
 
 // A runGuard is a file a capsule reachable from the plan would run that
 // the kernel cannot hold as it was at plan start: one that did not exist
-// yet, or one reached through a symbolic link in the working directory,
-// which the plan's steps may re-point.
+// yet, one reached through a symbolic link in the working directory to a
+// file outside it, which the plan's steps may re-point, or one reached
+// through links the kernel does not hold (pinned).
 type runGuard struct {
 	RunFile
 	// link is the symbolic link the file was reached through, "" when it
@@ -60,9 +61,10 @@ type runGuard struct {
 	// arg: an argument that named no file at plan start; only one that
 	// names one at spawn time refuses (an argument is often no file).
 	arg bool
-	// pinned: a file reached through symbolic links elsewhere (outside
-	// the working directory and the roost), and the file they led to at
-	// plan start; the spawn is refused when they lead elsewhere now.
+	// pinned: a file reached through symbolic links outside the roost
+	// (elsewhere, or in the working directory to a file in it), and the
+	// file they led to at plan start; the spawn is refused when they lead
+	// elsewhere now.
 	pinned bool
 	file   os.FileInfo
 }
@@ -144,9 +146,10 @@ func (d *Launcher) reachAtStart() {
 }
 
 // guard records p, a file capsule would run, when the kernel cannot hold
-// it as it is now: it does not exist, or it is reached through a symbolic
+// it as it is now: it does not exist, it is reached through a symbolic
 // link beneath the working directory (outside the roost, which is held
-// read-only as a whole).
+// read-only as a whole) to a file outside it, or through links the
+// kernel does not hold, which are pinned (pin).
 func (d *Launcher) guard(p, capsule, what string, arg bool) {
 	rf := RunFile{Path: p, Capsule: capsule, What: what}
 	if _, err := os.Lstat(p); err != nil {
@@ -155,7 +158,7 @@ func (d *Launcher) guard(p, capsule, what string, arg bool) {
 		}
 		return
 	}
-	if link := d.linkOnTheWay(p); link != "" {
+	if link := d.linkOnTheWay(p); link != "" && !d.inWorkDir(p) {
 		d.guards = append(d.guards, runGuard{RunFile: rf, link: link})
 		return
 	}
@@ -175,6 +178,32 @@ func (d *Launcher) pin(p, capsule, what string) {
 		return
 	}
 	d.guards = append(d.guards, runGuard{RunFile: RunFile{Path: p, Capsule: capsule, What: what}, pinned: true, file: fi})
+}
+
+// inWorkDir reports whether the file p leads to now, its links
+// followed, lies beneath the working directory (as ./node_modules/.bin/x
+// leads to ../x/bin/x.js): such a link is pinned, the file it leads to
+// protected, and a spawn after the link was re-pointed is refused (pin,
+// spawnGuard, and the child's CheckPins).
+func (d *Launcher) inWorkDir(p string) bool {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	for _, w := range []string{d.task.WorkDir, evalOr(d.task.WorkDir)} {
+		if rel, err := filepath.Rel(w, real); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
+}
+
+// evalOr is p with its links followed, or p.
+func evalOr(p string) string {
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	return p
 }
 
 // inRoost reports whether p lies in the roost, which is held read-only
@@ -283,6 +312,26 @@ func (d *Launcher) spawnGuard(name string) error {
 			if _, err := os.Lstat(g.Path); err == nil {
 				return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s), which did not exist when the plan started and exists now: "+
 					"a file the plan itself could have written is never run; make it before the run", name, g.Path, of)
+			}
+		}
+	}
+	return nil
+}
+
+// pinsAsAtStart refuses the spawn of name when a pin taken for it leads
+// to another file than the one its path led to at plan start, for the
+// files the plan start pinned (pin): a file swapped and swapped back
+// around the spawn's own checks is still refused.
+func (d *Launcher) pinsAsAtStart(name string, pins []Pin) error {
+	for _, g := range d.guards {
+		if !g.pinned || g.Capsule != name {
+			continue
+		}
+		dev, ino, ok := fileID(g.file)
+		for _, p := range pins {
+			if p.Path == g.Path && (!ok || p.Dev != dev || p.Ino != ino) {
+				return fmt.Errorf("the roost refuses to spawn capsule %q: it would run %s (%s), which is not the file it was when the plan started; "+
+					"planc runs only what a capsule resolved to at plan start; restore it, or start the plan again", name, g.Path, g.What)
 			}
 		}
 	}
