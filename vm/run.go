@@ -20,8 +20,10 @@ type Options struct {
 	// PlanSHA256 is plan_start's sha256: the hex SHA-256 of the plan
 	// file's bytes (S24); "" leaves the member out.
 	PlanSHA256 string
-	// Now is the clock for duration_ms; nil means time.Now. It is called
-	// from the dispatch goroutines, so it must be safe for concurrent use.
+	// Now is the clock for duration_ms; nil means the monotonic clock
+	// (time.Since a start taken once, one clock reading an attempt end).
+	// It is called from the dispatch goroutines, so it must be safe for
+	// concurrent use.
 	Now func() time.Time
 
 	// Redrive is K when this run is the K-th redrive of its plan (S28):
@@ -61,6 +63,7 @@ func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report
 	}
 	r := newRun(ctx, prog, host, opts)
 	r.loop()
+	r.pool.stop()
 	return r.finish(), nil
 }
 
@@ -90,6 +93,7 @@ type completion struct {
 	failed bool
 	dur    time.Duration
 	ended  bool // a capsule whose context was cancelled before it returned
+	pooled bool // sent by a pooled dispatch goroutine, now idle
 }
 
 // run is the state of one Run. Only the goroutine that called Run touches
@@ -101,7 +105,10 @@ type run struct {
 	host    Host
 	whole   WholeOutputs // host's, or nil
 	opts    Options
-	now     func() time.Time
+	now     func() time.Time // opts.Now, or nil for the monotonic clock
+	base    time.Time        // the monotonic clock's zero
+	doneCh  <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
+	pool    pool
 
 	res       []result
 	remaining []int32   // dependencies not yet settled
@@ -133,8 +140,9 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		failedStep: -1,
 	}
 	if r.now == nil {
-		r.now = time.Now
+		r.base = time.Now()
 	}
+	r.doneCh = ctx.Done()
 	r.sched.init(opts.MaxParallel, n)
 	r.whole, _ = host.(WholeOutputs)
 	return r
@@ -154,7 +162,7 @@ func (r *run) loop() {
 			}
 		}
 	}
-	cancelCh := r.ctx.Done()
+	cancelCh := r.doneCh
 	for {
 		r.advance()
 		if r.inflight == 0 {
@@ -162,6 +170,10 @@ func (r *run) loop() {
 		}
 		if r.cancelSeen {
 			cancelCh = nil
+		}
+		if cancelCh == nil { // a plain receive is cheaper than a select
+			r.complete(<-r.done)
+			continue
 		}
 		select {
 		case c := <-r.done:
@@ -175,8 +187,11 @@ func (r *run) loop() {
 
 // ctxDone reports whether ctx is done, without blocking.
 func (r *run) ctxDone() bool {
+	if r.doneCh == nil {
+		return false
+	}
 	select {
-	case <-r.ctx.Done():
+	case <-r.doneCh:
 		return true
 	default:
 		return false

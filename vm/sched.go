@@ -167,7 +167,7 @@ func (r *run) refuse(c Call) (msg string, refused bool) {
 	return "", false
 }
 
-// start dispatches one attempt on a goroutine of its own.
+// start dispatches one attempt on a dispatch goroutine (spawn).
 func (r *run) start(i int32, c Call) {
 	res := &r.res[i]
 	res.state, res.attempt = stRunning, int32(c.Attempt)
@@ -178,32 +178,41 @@ func (r *run) start(i int32, c Call) {
 	r.sched.Start(c.Step.Kind)
 	r.inflight++
 	r.emit(Event{Kind: PlanStepStart, StepID: c.Step.ID, StepKind: c.Step.Kind, Attempt: c.Attempt})
-	go r.work(ctx, c)
+	r.spawn(ctx, c)
 }
 
-// work runs on its own goroutine: one host call, whose end (or panic) goes
-// back to the scheduler.
-func (r *run) work(ctx context.Context, c Call) {
-	done := completion{index: int32(c.Index)}
-	t0 := r.now()
+// work runs one attempt on a dispatch goroutine: one host call, whose end
+// (or panic) it returns for the scheduler.
+func (r *run) work(ctx context.Context, c *Call) (done completion) {
+	done.index = int32(c.Index)
+	var t0 time.Time
+	var m0 time.Duration
+	if r.now != nil {
+		t0 = r.now()
+	} else {
+		m0 = time.Since(r.base)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			done.out, done.failed, done.err = "", true, fmt.Sprintf("host panic: %v", p)
 		}
-		done.dur = r.now().Sub(t0)
+		if r.now != nil {
+			done.dur = r.now().Sub(t0)
+		} else {
+			done.dur = time.Since(r.base) - m0
+		}
 		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil {
 			done.ended = true
 		}
-		r.done <- done
 	}()
 	var err error
 	switch c.Step.Kind {
 	case ir.KindTool:
-		done.out, err = r.host.CallTool(ctx, c)
+		done.out, err = r.host.CallTool(ctx, *c)
 	case ir.KindShell:
-		done.out, err = r.host.RunShell(ctx, c)
+		done.out, err = r.host.RunShell(ctx, *c)
 	default:
-		done.out, err = r.host.SpawnCapsule(ctx, c)
+		done.out, err = r.host.SpawnCapsule(ctx, *c)
 	}
 	if err != nil {
 		// Here, not in the scheduler: a host's Error method may panic too.
@@ -212,6 +221,7 @@ func (r *run) work(ctx context.Context, c Call) {
 			done.err = ToolEnded
 		}
 	}
+	return done
 }
 
 // complete handles one attempt's end: success, a retry at once (S19), or
@@ -222,6 +232,9 @@ func (r *run) complete(c completion) {
 	}
 	i := c.index
 	s := &r.prog.Steps[i]
+	if c.pooled {
+		r.pool.idle++
+	}
 	r.inflight--
 	r.sched.End(s.Kind)
 	attempt := int(r.res[i].attempt)
