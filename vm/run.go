@@ -93,7 +93,6 @@ type completion struct {
 	failed bool
 	dur    time.Duration
 	ended  bool // a capsule whose context was cancelled before it returned
-	pooled bool // sent by a pooled dispatch goroutine, now idle
 }
 
 // run is the state of one Run. Only the goroutine that called Run touches
@@ -115,7 +114,6 @@ type run struct {
 	order     []int32   // settle order
 	sched     Scheduler // ready steps, the tool lane and the slots (S17)
 	vals      []ir.Value
-	done      chan completion
 
 	inflight   int  // attempts in flight
 	stopped    bool // a step's failure under on_error fail stopped the plan
@@ -136,13 +134,13 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		res:        make([]result, n),
 		remaining:  append([]int32(nil), prog.InDegree...),
 		order:      make([]int32, 0, n),
-		done:       make(chan completion, min(max(n, 1), 1024)),
 		failedStep: -1,
 	}
 	if r.now == nil {
 		r.base = time.Now()
 	}
 	r.doneCh = ctx.Done()
+	r.pool.init()
 	r.sched.init(opts.MaxParallel, n)
 	r.whole, _ = host.(WholeOutputs)
 	return r
@@ -165,22 +163,27 @@ func (r *run) loop() {
 	cancelCh := r.doneCh
 	for {
 		r.advance()
+		r.flush()
 		if r.inflight == 0 {
 			break
 		}
 		if r.cancelSeen {
 			cancelCh = nil
 		}
-		if cancelCh == nil { // a plain receive is cheaper than a select
-			r.complete(<-r.done)
-			continue
-		}
-		select {
-		case c := <-r.done:
-			r.complete(c)
-		case <-cancelCh:
+		cs, canceled := r.pool.take(cancelCh)
+		if canceled {
 			cancelCh = nil
 			r.cancel()
+			continue
+		}
+		// One at a time, as they came in, each followed by the dispatches
+		// it allows, as if each had been waited for alone.
+		for k := range cs {
+			if k > 0 {
+				r.advance()
+			}
+			r.complete(cs[k])
+			cs[k] = completion{}
 		}
 	}
 }

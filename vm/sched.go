@@ -183,13 +183,18 @@ func (r *run) start(i int32, c Call) {
 
 // work runs one attempt on a dispatch goroutine: one host call, whose end
 // (or panic) it returns for the scheduler.
-func (r *run) work(ctx context.Context, c *Call) (done completion) {
+//
+// On the monotonic clock (no Options.Now), m0 is the reading the attempt
+// starts at, or -1 for one to be taken now; end is the reading it ended at,
+// which a pooled goroutine that goes straight on to its next attempt passes
+// as that one's start (one clock reading an attempt; duration_ms counts
+// whole milliseconds, so the nanoseconds between the two do not show).
+func (r *run) work(ctx context.Context, c *Call, m0 time.Duration) (done completion, end time.Duration) {
 	done.index = int32(c.Index)
 	var t0 time.Time
-	var m0 time.Duration
 	if r.now != nil {
 		t0 = r.now()
-	} else {
+	} else if m0 < 0 {
 		m0 = time.Since(r.base)
 	}
 	defer func() {
@@ -199,7 +204,8 @@ func (r *run) work(ctx context.Context, c *Call) (done completion) {
 		if r.now != nil {
 			done.dur = r.now().Sub(t0)
 		} else {
-			done.dur = time.Since(r.base) - m0
+			end = time.Since(r.base)
+			done.dur = end - m0
 		}
 		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil {
 			done.ended = true
@@ -221,7 +227,7 @@ func (r *run) work(ctx context.Context, c *Call) (done completion) {
 			done.err = ToolEnded
 		}
 	}
-	return done
+	return done, end
 }
 
 // complete handles one attempt's end: success, a retry at once (S19), or
@@ -232,9 +238,6 @@ func (r *run) complete(c completion) {
 	}
 	i := c.index
 	s := &r.prog.Steps[i]
-	if c.pooled {
-		r.pool.idle++
-	}
 	r.inflight--
 	r.sched.End(s.Kind)
 	attempt := int(r.res[i].attempt)
