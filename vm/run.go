@@ -75,14 +75,14 @@ const (
 	stSettled              // in the report
 )
 
-// result is one step's per-run state.
+// result is one step's per-run state, kept small (24 bytes): a run has
+// one a step. A step's error text is in run.errs and the attempt before
+// this run's first dispatch in run.first, both made only when needed.
 type result struct {
 	out     string
-	err     string
+	attempt int32
 	status  Status
 	state   uint8
-	attempt int32
-	first   int32 // the attempt before this run's first dispatch (Prior.Attempt)
 }
 
 // completion is one attempt's end, sent by its goroutine.
@@ -110,6 +110,8 @@ type run struct {
 	pool    pool
 
 	res       []result
+	errs      []string  // indexed by step, nil until a step settles with an error
+	first     []int32   // Prior.Attempt by step, nil on a first run
 	remaining []int32   // dependencies not yet settled
 	order     []int32   // settle order
 	sched     Scheduler // ready steps, the tool lane and the slots (S17)
@@ -188,6 +190,26 @@ func (r *run) loop() {
 	}
 }
 
+// setErr records step i's error text.
+func (r *run) setErr(i int32, err string) {
+	if err == "" && r.errs == nil {
+		return
+	}
+	if r.errs == nil {
+		r.errs = make([]string, len(r.res))
+	}
+	r.errs[i] = err
+}
+
+// firstAttempt is the attempt before this run's first dispatch of step i:
+// Prior.Attempt on a redrive, else 0.
+func (r *run) firstAttempt(i int32) int {
+	if r.first == nil {
+		return 0
+	}
+	return int(r.first[i])
+}
+
 // ctxDone reports whether ctx is done, without blocking.
 func (r *run) ctxDone() bool {
 	if r.doneCh == nil {
@@ -210,8 +232,8 @@ func (r *run) finish() Report {
 		if res.out != "" {
 			sr.Output = &res.out
 		}
-		if res.err != "" {
-			sr.Error = &res.err
+		if r.errs != nil && r.errs[i] != "" {
+			sr.Error = &r.errs[i]
 		}
 		rep.Steps[k] = sr
 		switch res.status {

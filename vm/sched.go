@@ -140,7 +140,7 @@ func (r *run) dispatch(i int32) {
 	if !r.admit(i) {
 		return
 	}
-	c, msg := r.call(i, int(r.res[i].first)+1)
+	c, msg := r.call(i, r.firstAttempt(i)+1)
 	if msg != "" {
 		r.fail(i, 0, "", msg, 0) // as an unsettled reference: no dispatch, no retries
 		return
@@ -241,7 +241,7 @@ func (r *run) complete(c completion) {
 	r.inflight--
 	r.sched.End(s.Kind)
 	attempt := int(r.res[i].attempt)
-	retried := attempt - int(r.res[i].first) - 1 // dispatches after this run's first (S26: retries whole again)
+	retried := attempt - r.firstAttempt(i) - 1 // dispatches after this run's first (S26: retries whole again)
 	switch {
 	case c.ended:
 		r.settle(i, StatusFailed, attempt, c.out, CapsuleEnded, c.dur)
@@ -283,7 +283,8 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 // stopped.
 func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.Duration) {
 	res := &r.res[i]
-	res.state, res.status, res.out, res.err = stSettled, st, out, err
+	res.state, res.status, res.out = stSettled, st, out
+	r.setErr(i, err)
 	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
 	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err, Final: true, Stopped: r.stopped && r.failedStep == i})
