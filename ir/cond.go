@@ -59,36 +59,13 @@ type Cond struct {
 	// Consts are the quoted literals, each distinct, in first-use order.
 	Consts []string
 
-	// run is Code as Eval runs it (fuse): nil for a Cond built by hand,
-	// which Eval then runs from Code.
-	run []step
+	// terms and neg are the condition as Eval runs it when it has one of
+	// the flat shapes, fn when it has not (compileFn); both nil for a Cond
+	// built by hand, which Eval then runs from Code.
+	terms []term
+	neg   bool
+	fn    func(vals []Value) bool
 }
-
-// step is one instruction of the form Eval runs, built once from Code by
-// fuse: a comparison of a slot with a constant (the usual one) holds the
-// constant itself, and a comparison followed by a jump makes the jump
-// too, so a typical condition costs one dispatch per term. Indices are
-// Code's: a jump lands on an instruction of either form.
-type step struct {
-	op   evalOp
-	jump uint8 // 0, or the Opcode of the jump that follows the comparison
-	a    int32 // a slot or an operand (generic); a jump's target
-	b    int32 // an operand (generic)
-	to   int32 // the fused jump's target
-	k    string
-}
-
-type evalOp uint8
-
-const (
-	evJumpIfFalse evalOp = iota
-	evJumpIfTrue
-	evEqSK // slot a == constant k
-	evNeSK
-	evGtSK // slot a > constant k
-	evLtSK
-	evCmp // Code's own comparison, any operands
-)
 
 // statusWords are the status words as Go literals. A string literal is
 // one object in the binary, so the VM's status text (vm.Status.String
@@ -106,44 +83,6 @@ func intern(k string) string {
 	return k
 }
 
-// fuse builds c.run from c.Code.
-func (c *Cond) fuse() {
-	run := make([]step, len(c.Code))
-	for pc, in := range c.Code {
-		s := &run[pc]
-		switch in.Op {
-		case OpJumpIfFalse:
-			s.op, s.a = evJumpIfFalse, in.A
-			continue
-		case OpJumpIfTrue:
-			s.op, s.a = evJumpIfTrue, in.A
-			continue
-		}
-		op, a, b := in.Op, in.A, in.B
-		if a < 0 && b >= 0 { // constant first: swap, turning > into <
-			a, b = b, a
-			switch op {
-			case OpGt:
-				op = OpLt
-			case OpLt:
-				op = OpGt
-			}
-		}
-		if a >= 0 && b < 0 {
-			s.a, s.k = a, intern(c.Consts[^b])
-			s.op = [...]evalOp{OpEq: evEqSK, OpNe: evNeSK, OpGt: evGtSK, OpLt: evLtSK}[op]
-		} else {
-			s.op, s.a, s.b = evCmp, in.A, in.B
-		}
-		if pc+1 < len(c.Code) {
-			if j := c.Code[pc+1]; j.Op == OpJumpIfFalse || j.Op == OpJumpIfTrue {
-				s.jump, s.to = uint8(j.Op), j.A
-			}
-		}
-	}
-	c.run = run
-}
-
 // Value is what a reference slot holds when a step is dispatched (S8): the
 // referenced step's output text or its status word. Null marks the output
 // of a step that produced none; it reads as "" in a condition and as JSON
@@ -156,64 +95,32 @@ type Value struct {
 // Eval runs the condition over the step's slot values (one per Step.Refs
 // entry) and returns its result. It does not allocate.
 func (c *Cond) Eval(vals []Value) bool {
-	run := c.run
-	if run == nil {
-		return c.evalCode(vals)
+	ts := c.terms
+	if ts == nil {
+		return c.evalOther(vals)
 	}
-	acc := false
-	for pc := 0; pc < len(run); pc++ {
-		s := &run[pc]
-		switch s.op {
-		case evEqSK:
-			acc = vals[s.a].Text == s.k
-		case evNeSK:
-			acc = vals[s.a].Text != s.k
-		case evGtSK:
-			acc = vals[s.a].Text > s.k
-		case evLtSK:
-			acc = vals[s.a].Text < s.k
-		case evCmp:
-			acc = c.compare(c.Code[pc], vals)
-		case evJumpIfFalse:
-			if !acc {
-				pc = int(s.a) - 1
-			}
-			continue
-		case evJumpIfTrue:
-			if acc {
-				pc = int(s.a) - 1
-			}
+	// An || of && groups of terms, negated when c.neg (condfn.go).
+	for i := 0; i < len(ts); {
+		t := &ts[i]
+		if t.mask>>(sign(vals[t.a].Text, t.k)+1)&1 == 0 {
+			i = int(t.skip)
 			continue
 		}
-		switch s.jump {
-		case 0:
-		case uint8(OpJumpIfFalse):
-			if acc {
-				pc++ // the jump is not taken: past it
-			} else {
-				pc = int(s.to) - 1
-			}
-		default:
-			if acc {
-				pc = int(s.to) - 1
-			} else {
-				pc++
-			}
+		if t.last {
+			return !c.neg
 		}
+		i++
 	}
-	return acc
+	return c.neg
 }
 
-func (c *Cond) compare(in Instr, vals []Value) bool {
-	switch in.Op {
-	case OpEq:
-		return c.operand(in.A, vals) == c.operand(in.B, vals)
-	case OpNe:
-		return c.operand(in.A, vals) != c.operand(in.B, vals)
-	case OpGt:
-		return c.operand(in.A, vals) > c.operand(in.B, vals)
+// evalOther runs a condition without flat terms: its closure, or Code for
+// a Cond built by hand.
+func (c *Cond) evalOther(vals []Value) bool {
+	if c.fn != nil {
+		return c.fn(vals)
 	}
-	return c.operand(in.A, vals) < c.operand(in.B, vals)
+	return c.evalCode(vals)
 }
 
 // evalCode runs Code as it is (a Cond built without fuse).
@@ -261,29 +168,32 @@ type condCompiler struct {
 // compileCond compiles c; slot maps each reference to its slot.
 func compileCond(c ast.Cond, slot func(*ast.Ref) (int32, error)) (*Cond, error) {
 	cc := &condCompiler{c: &Cond{}, consts: map[string]int32{}, slot: slot}
-	if err := cc.emit(c); err != nil {
+	n, err := cc.emit(c)
+	if err != nil {
 		return nil, err
 	}
 	// Formatting after emit: emit has checked the tree has no holes.
 	cc.c.Source = ast.FormatCond(c)
 	threadJumps(cc.c.Code)
-	cc.c.fuse()
+	cc.c.compileFn(n)
 	return cc.c, nil
 }
 
-func (cc *condCompiler) emit(c ast.Cond) error {
+// emit appends c's instructions to Code and returns c as a node of the
+// tree compileFn specialises.
+func (cc *condCompiler) emit(c ast.Cond) (*cnode, error) {
 	switch c := c.(type) {
 	case *ast.Compare:
 		if c == nil {
-			return fmt.Errorf("condition has an empty comparison")
+			return nil, fmt.Errorf("condition has an empty comparison")
 		}
 		a, err := cc.operand(c.X)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b, err := cc.operand(c.Y)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var op Opcode
 		switch c.Op {
@@ -296,16 +206,18 @@ func (cc *condCompiler) emit(c ast.Cond) error {
 		case ast.OpLt:
 			op = OpLt
 		default:
-			return fmt.Errorf("condition has an unknown comparison operator %d", c.Op)
+			return nil, fmt.Errorf("condition has an unknown comparison operator %d", c.Op)
 		}
-		cc.c.Code = append(cc.c.Code, Instr{Op: op, A: a, B: b})
-		return nil
+		in := Instr{Op: op, A: a, B: b}
+		cc.c.Code = append(cc.c.Code, in)
+		return &cnode{leaf: in}, nil
 	case *ast.Logical:
 		if c == nil {
-			return fmt.Errorf("condition has an empty operator")
+			return nil, fmt.Errorf("condition has an empty operator")
 		}
-		if err := cc.emit(c.X); err != nil {
-			return err
+		x, err := cc.emit(c.X)
+		if err != nil {
+			return nil, err
 		}
 		op := OpJumpIfFalse
 		if c.Op == ast.OpOr {
@@ -313,15 +225,16 @@ func (cc *condCompiler) emit(c ast.Cond) error {
 		}
 		at := len(cc.c.Code)
 		cc.c.Code = append(cc.c.Code, Instr{Op: op})
-		if err := cc.emit(c.Y); err != nil {
-			return err
+		y, err := cc.emit(c.Y)
+		if err != nil {
+			return nil, err
 		}
 		cc.c.Code[at].A = int32(len(cc.c.Code))
-		return nil
+		return join(op == OpJumpIfTrue, x, y), nil
 	case nil:
-		return fmt.Errorf("condition has an empty operand")
+		return nil, fmt.Errorf("condition has an empty operand")
 	default:
-		return fmt.Errorf("condition node %T cannot be lowered", c)
+		return nil, fmt.Errorf("condition node %T cannot be lowered", c)
 	}
 }
 

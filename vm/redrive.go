@@ -65,11 +65,15 @@ func (r *run) reuse() {
 	prior := r.opts.Prior
 	// Every reused step is settled before any is released, so that one
 	// reused step's release never makes another reused step ready.
+	if prior != nil {
+		r.first = make([]int32, len(prior))
+	}
 	for i := range prior {
 		p, res := &prior[i], &r.res[i]
-		res.first = int32(p.Attempt)
+		r.first[i] = int32(p.Attempt)
 		if p.Reused() {
-			res.state, res.status, res.out, res.err, res.attempt = stSettled, StatusSuccess, p.Output, p.Error, int32(p.Attempt)
+			res.state, res.status, res.out, res.attempt = stSettled, StatusSuccess, p.Output, int32(p.Attempt)
+			r.setErr(int32(i), p.Error)
 		}
 	}
 	for i := range prior {

@@ -20,8 +20,10 @@ type Options struct {
 	// PlanSHA256 is plan_start's sha256: the hex SHA-256 of the plan
 	// file's bytes (S24); "" leaves the member out.
 	PlanSHA256 string
-	// Now is the clock for duration_ms; nil means time.Now. It is called
-	// from the dispatch goroutines, so it must be safe for concurrent use.
+	// Now is the clock for duration_ms; nil means the monotonic clock
+	// (time.Since a start taken once, one clock reading an attempt end).
+	// It is called from the dispatch goroutines, so it must be safe for
+	// concurrent use.
 	Now func() time.Time
 
 	// Redrive is K when this run is the K-th redrive of its plan (S28):
@@ -61,6 +63,7 @@ func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report
 	}
 	r := newRun(ctx, prog, host, opts)
 	r.loop()
+	r.pool.stop()
 	return r.finish(), nil
 }
 
@@ -72,14 +75,14 @@ const (
 	stSettled              // in the report
 )
 
-// result is one step's per-run state.
+// result is one step's per-run state, kept small (24 bytes): a run has
+// one a step. A step's error text is in run.errs and the attempt before
+// this run's first dispatch in run.first, both made only when needed.
 type result struct {
 	out     string
-	err     string
+	attempt int32
 	status  Status
 	state   uint8
-	attempt int32
-	first   int32 // the attempt before this run's first dispatch (Prior.Attempt)
 }
 
 // completion is one attempt's end, sent by its goroutine.
@@ -101,14 +104,18 @@ type run struct {
 	host    Host
 	whole   WholeOutputs // host's, or nil
 	opts    Options
-	now     func() time.Time
+	now     func() time.Time // opts.Now, or nil for the monotonic clock
+	base    time.Time        // the monotonic clock's zero
+	doneCh  <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
+	pool    pool
 
 	res       []result
+	errs      []string  // indexed by step, nil until a step settles with an error
+	first     []int32   // Prior.Attempt by step, nil on a first run
 	remaining []int32   // dependencies not yet settled
 	order     []int32   // settle order
 	sched     Scheduler // ready steps, the tool lane and the slots (S17)
 	vals      []ir.Value
-	done      chan completion
 
 	inflight   int  // attempts in flight
 	stopped    bool // a step's failure under on_error fail stopped the plan
@@ -129,12 +136,13 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		res:        make([]result, n),
 		remaining:  append([]int32(nil), prog.InDegree...),
 		order:      make([]int32, 0, n),
-		done:       make(chan completion, min(max(n, 1), 1024)),
 		failedStep: -1,
 	}
 	if r.now == nil {
-		r.now = time.Now
+		r.base = time.Now()
 	}
+	r.doneCh = ctx.Done()
+	r.pool.init()
 	r.sched.init(opts.MaxParallel, n)
 	r.whole, _ = host.(WholeOutputs)
 	return r
@@ -154,29 +162,61 @@ func (r *run) loop() {
 			}
 		}
 	}
-	cancelCh := r.ctx.Done()
+	cancelCh := r.doneCh
 	for {
 		r.advance()
+		r.flush()
 		if r.inflight == 0 {
 			break
 		}
 		if r.cancelSeen {
 			cancelCh = nil
 		}
-		select {
-		case c := <-r.done:
-			r.complete(c)
-		case <-cancelCh:
+		cs, canceled := r.pool.take(cancelCh)
+		if canceled {
 			cancelCh = nil
 			r.cancel()
+			continue
+		}
+		// One at a time, as they came in, each followed by the dispatches
+		// it allows, as if each had been waited for alone.
+		for k := range cs {
+			if k > 0 {
+				r.advance()
+			}
+			r.complete(cs[k])
+			cs[k] = completion{}
 		}
 	}
 }
 
+// setErr records step i's error text.
+func (r *run) setErr(i int32, err string) {
+	if err == "" && r.errs == nil {
+		return
+	}
+	if r.errs == nil {
+		r.errs = make([]string, len(r.res))
+	}
+	r.errs[i] = err
+}
+
+// firstAttempt is the attempt before this run's first dispatch of step i:
+// Prior.Attempt on a redrive, else 0.
+func (r *run) firstAttempt(i int32) int {
+	if r.first == nil {
+		return 0
+	}
+	return int(r.first[i])
+}
+
 // ctxDone reports whether ctx is done, without blocking.
 func (r *run) ctxDone() bool {
+	if r.doneCh == nil {
+		return false
+	}
 	select {
-	case <-r.ctx.Done():
+	case <-r.doneCh:
 		return true
 	default:
 		return false
@@ -192,8 +232,8 @@ func (r *run) finish() Report {
 		if res.out != "" {
 			sr.Output = &res.out
 		}
-		if res.err != "" {
-			sr.Error = &res.err
+		if r.errs != nil && r.errs[i] != "" {
+			sr.Error = &r.errs[i]
 		}
 		rep.Steps[k] = sr
 		switch res.status {

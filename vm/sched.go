@@ -140,7 +140,7 @@ func (r *run) dispatch(i int32) {
 	if !r.admit(i) {
 		return
 	}
-	c, msg := r.call(i, int(r.res[i].first)+1)
+	c, msg := r.call(i, r.firstAttempt(i)+1)
 	if msg != "" {
 		r.fail(i, 0, "", msg, 0) // as an unsettled reference: no dispatch, no retries
 		return
@@ -167,7 +167,7 @@ func (r *run) refuse(c Call) (msg string, refused bool) {
 	return "", false
 }
 
-// start dispatches one attempt on a goroutine of its own.
+// start dispatches one attempt on a dispatch goroutine (spawn).
 func (r *run) start(i int32, c Call) {
 	res := &r.res[i]
 	res.state, res.attempt = stRunning, int32(c.Attempt)
@@ -178,32 +178,47 @@ func (r *run) start(i int32, c Call) {
 	r.sched.Start(c.Step.Kind)
 	r.inflight++
 	r.emit(Event{Kind: PlanStepStart, StepID: c.Step.ID, StepKind: c.Step.Kind, Attempt: c.Attempt})
-	go r.work(ctx, c)
+	r.spawn(ctx, c)
 }
 
-// work runs on its own goroutine: one host call, whose end (or panic) goes
-// back to the scheduler.
-func (r *run) work(ctx context.Context, c Call) {
-	done := completion{index: int32(c.Index)}
-	t0 := r.now()
+// work runs one attempt on a dispatch goroutine: one host call, whose end
+// (or panic) it returns for the scheduler.
+//
+// On the monotonic clock (no Options.Now), m0 is the reading the attempt
+// starts at, or -1 for one to be taken now; end is the reading it ended at,
+// which a pooled goroutine that goes straight on to its next attempt passes
+// as that one's start (one clock reading an attempt; duration_ms counts
+// whole milliseconds, so the nanoseconds between the two do not show).
+func (r *run) work(ctx context.Context, c *Call, m0 time.Duration) (done completion, end time.Duration) {
+	done.index = int32(c.Index)
+	var t0 time.Time
+	if r.now != nil {
+		t0 = r.now()
+	} else if m0 < 0 {
+		m0 = time.Since(r.base)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			done.out, done.failed, done.err = "", true, fmt.Sprintf("host panic: %v", p)
 		}
-		done.dur = r.now().Sub(t0)
+		if r.now != nil {
+			done.dur = r.now().Sub(t0)
+		} else {
+			end = time.Since(r.base)
+			done.dur = end - m0
+		}
 		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil {
 			done.ended = true
 		}
-		r.done <- done
 	}()
 	var err error
 	switch c.Step.Kind {
 	case ir.KindTool:
-		done.out, err = r.host.CallTool(ctx, c)
+		done.out, err = r.host.CallTool(ctx, *c)
 	case ir.KindShell:
-		done.out, err = r.host.RunShell(ctx, c)
+		done.out, err = r.host.RunShell(ctx, *c)
 	default:
-		done.out, err = r.host.SpawnCapsule(ctx, c)
+		done.out, err = r.host.SpawnCapsule(ctx, *c)
 	}
 	if err != nil {
 		// Here, not in the scheduler: a host's Error method may panic too.
@@ -212,6 +227,7 @@ func (r *run) work(ctx context.Context, c Call) {
 			done.err = ToolEnded
 		}
 	}
+	return done, end
 }
 
 // complete handles one attempt's end: success, a retry at once (S19), or
@@ -225,7 +241,7 @@ func (r *run) complete(c completion) {
 	r.inflight--
 	r.sched.End(s.Kind)
 	attempt := int(r.res[i].attempt)
-	retried := attempt - int(r.res[i].first) - 1 // dispatches after this run's first (S26: retries whole again)
+	retried := attempt - r.firstAttempt(i) - 1 // dispatches after this run's first (S26: retries whole again)
 	switch {
 	case c.ended:
 		r.settle(i, StatusFailed, attempt, c.out, CapsuleEnded, c.dur)
@@ -267,7 +283,8 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 // stopped.
 func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.Duration) {
 	res := &r.res[i]
-	res.state, res.status, res.out, res.err = stSettled, st, out, err
+	res.state, res.status, res.out = stSettled, st, out
+	r.setErr(i, err)
 	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
 	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err, Final: true, Stopped: r.stopped && r.failedStep == i})

@@ -1,0 +1,208 @@
+package ir
+
+import "unsafe"
+
+// This file turns a condition into the form Eval runs. The usual shapes —
+// one comparison of a slot with a constant, a chain of && or || over such
+// comparisons, an || of && chains or an && of || chains — become one flat
+// list of terms that Eval walks without an instruction dispatch or a call;
+// anything else (a comparison of two slots or two constants inside a chain,
+// deeper nesting) becomes a tree of closures. Every form gives the same
+// result as Code (TestCondFormsAgree).
+
+// cnode is a condition tree with && and || chains flattened: a comparison
+// (leaf) when kids is nil, else an n-ary && or || (or) over kids.
+type cnode struct {
+	leaf Instr
+	or   bool
+	kids []*cnode
+}
+
+// join returns x && y (or x || y, when or), flattening chains of the same
+// operator.
+func join(or bool, x, y *cnode) *cnode {
+	n := &cnode{or: or}
+	for _, k := range [...]*cnode{x, y} {
+		if k.kids != nil && k.or == or {
+			n.kids = append(n.kids, k.kids...)
+		} else {
+			n.kids = append(n.kids, k)
+		}
+	}
+	return n
+}
+
+// term is a comparison of slot a with constant k, as one of an || of &&
+// groups: it holds when bit sign+1 of mask is set, sign being the sign of
+// the comparison of slot a's text with k (-1, 0, 1). When it fails, the
+// walk goes on at skip, the first term of the next group; when it holds
+// and is the last of its group (last), the group, and so the ||, holds.
+type term struct {
+	k    string
+	a    int32
+	skip int32
+	mask uint8
+	last bool
+}
+
+// The masks of the comparisons: bit 0 less, bit 1 equal, bit 2 greater.
+var masks = [...]uint8{OpEq: 0b010, OpNe: 0b101, OpGt: 0b100, OpLt: 0b001}
+
+// sign orders x and k by their bytes (S11): -1, 0 or 1. It loops at most
+// len(k)+1 times, and k is a constant from the plan's text, so a long
+// output costs no more than a short one. The same bytes (a status word
+// and an interned constant, intern) are equal at once.
+func sign(x, k string) int {
+	if len(x) == len(k) && unsafe.StringData(x) == unsafe.StringData(k) {
+		return 0
+	}
+	for i := 0; i < len(x) && i < len(k); i++ {
+		if x[i] != k[i] {
+			if x[i] < k[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(x) < len(k):
+		return -1
+	case len(x) > len(k):
+		return 1
+	}
+	return 0
+}
+
+// asTerm returns in as a slot-constant comparison, a constant first turned
+// round (> becomes <), when it is one.
+func (c *Cond) asTerm(in Instr) (term, bool) {
+	op, a, b := in.Op, in.A, in.B
+	if a < 0 && b >= 0 {
+		a, b = b, a
+		switch op {
+		case OpGt:
+			op = OpLt
+		case OpLt:
+			op = OpGt
+		}
+	}
+	if a >= 0 && b < 0 && op.IsCompare() {
+		return term{a: a, mask: masks[op], k: intern(c.Consts[^b])}, true
+	}
+	return term{}, false
+}
+
+// flatten sets c.terms and c.neg for n when n has one of the flat shapes,
+// and reports whether it has. An && of || groups is the negation of an ||
+// of && groups of the negated terms (De Morgan).
+func (c *Cond) flatten(n *cnode) bool {
+	var groups []*cnode
+	switch {
+	case n.kids == nil:
+		groups = []*cnode{n}
+	case n.or:
+		groups = n.kids
+	default: // an && chain: one group, or an && of || groups
+		groups = n.kids
+		for _, g := range groups {
+			if g.kids != nil {
+				c.neg = true
+				break
+			}
+		}
+		if !c.neg {
+			groups = []*cnode{n}
+		}
+	}
+	var ts []term
+	for _, g := range groups {
+		kids := g.kids
+		if kids == nil {
+			kids = []*cnode{g}
+		}
+		for k, kid := range kids {
+			if kid.kids != nil {
+				c.neg = false
+				return false
+			}
+			t, ok := c.asTerm(kid.leaf)
+			if !ok {
+				c.neg = false
+				return false
+			}
+			if c.neg {
+				t.mask ^= 0b111
+			}
+			t.last = k == len(kids)-1
+			ts = append(ts, t)
+		}
+		for i := len(ts) - len(kids); i < len(ts); i++ {
+			ts[i].skip = int32(len(ts))
+		}
+	}
+	c.terms = ts
+	return true
+}
+
+// compileFn sets the form Eval runs for the tree n: flat terms when n has
+// a flat shape, else a closure.
+func (c *Cond) compileFn(n *cnode) {
+	if !c.flatten(n) {
+		c.fn = c.closure(n)
+	}
+}
+
+// closure returns a closure that evaluates n.
+func (c *Cond) closure(n *cnode) func([]Value) bool {
+	if n.kids == nil {
+		in := n.leaf
+		if t, ok := c.asTerm(in); ok {
+			return func(vals []Value) bool { return t.mask>>(sign(vals[t.a].Text, t.k)+1)&1 != 0 }
+		}
+		if in.A < 0 && in.B < 0 { // two constants: known now
+			r := c.compareOp(in, nil)
+			return func([]Value) bool { return r }
+		}
+		return func(vals []Value) bool { return c.compareOp(in, vals) }
+	}
+	sub := &Cond{Consts: c.Consts}
+	if sub.flatten(n) {
+		return sub.Eval
+	}
+	fs := make([]func([]Value) bool, len(n.kids))
+	for i, k := range n.kids {
+		fs[i] = c.closure(k)
+	}
+	if n.or {
+		return func(vals []Value) bool {
+			for _, f := range fs {
+				if f(vals) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return func(vals []Value) bool {
+		for _, f := range fs {
+			if !f(vals) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// compareOp evaluates one comparison of any operands.
+func (c *Cond) compareOp(in Instr, vals []Value) bool {
+	x, y := c.operand(in.A, vals), c.operand(in.B, vals)
+	switch in.Op {
+	case OpEq:
+		return x == y
+	case OpNe:
+		return x != y
+	case OpGt:
+		return x > y
+	}
+	return x < y
+}
