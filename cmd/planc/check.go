@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/planc/planc/diag"
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/internal/cliflag"
 )
 
 // checkCommand is planc check (docs/cli.md).
@@ -55,7 +53,7 @@ MCP server of the manifest that did not start
 func runCheck(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	capsuleFlag := fs.String("capsule", "", "")
-	format := &choiceFlag{value: "text", choices: []string{"text", "json", "sarif"}}
+	format := cliflag.NewChoice("text", "text", "json", "sarif")
 	fs.Var(format, "format", "")
 	werror := fs.Bool("werror", false, "")
 	verbose := fs.Bool("verbose", false, "")
@@ -77,28 +75,32 @@ func runCheck(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	}
 
-	capsule, err := e.loadCapsule(*capsuleFlag)
+	capsule, err := capenv.Load(*capsuleFlag, e.stdin)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc check: capsule manifest: %v\n", err)
 		return exitUsage
 	}
-	if capsule.env == nil {
+	if capsule.Env == nil {
 		// The manifest is refused: its diagnostics are the output.
-		diag.Sort(capsule.ds)
-		if err := e.writeDiags(format.value, capsule.ds, nil); err != nil {
+		diag.Sort(capsule.Diags)
+		if err := e.writeDiags(format.Value, capsule.Diags, nil); err != nil {
 			return e.writeFailed(err)
 		}
 		return exitUsage
 	}
 	e.sayCapsule("check", capsule, *verbose)
-	all := capsule.ds
-	capsule.refresh = *refresh
+	all := capsule.Diags
+	capsule.Refresh = *refresh
 	var failures []string
 	var files []*diag.File
 	var srcs [][]byte
-	paths, failures = e.planFiles(paths)
+	paths, bad := capenv.PlanFiles(paths)
+	for _, err := range bad {
+		failures = append(failures, err.Error())
+		fmt.Fprintf(e.stderr, "planc check: %v\n", err)
+	}
 	for _, p := range paths {
-		f, err := e.readPlan(p)
+		f, err := capenv.ReadPlan(e.stdin, p)
 		if err != nil {
 			failures = append(failures, err.Error())
 			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
@@ -107,7 +109,7 @@ func runCheck(e *env, c *command, args []string) int {
 		files = append(files, f)
 		srcs = append(srcs, f.Src)
 	}
-	env, err := capsule.envFor(srcs...)
+	env, err := envFor(capsule, srcs...)
 	if err != nil {
 		return e.mcpFailed("check", err)
 	}
@@ -116,7 +118,7 @@ func runCheck(e *env, c *command, args []string) int {
 		all = append(all, ds...)
 	}
 	diag.Sort(all)
-	if err := e.writeDiags(format.value, all, failures); err != nil {
+	if err := e.writeDiags(format.Value, all, failures); err != nil {
 		return e.writeFailed(err)
 	}
 	switch {
@@ -144,41 +146,4 @@ func (e *env) writeDiags(format string, ds []diag.Diagnostic, failures []string)
 func (e *env) writeFailed(err error) int {
 	fmt.Fprintf(e.stderr, "planc: write standard output: %v\n", err)
 	return exitUsage
-}
-
-// planFiles replaces each directory of paths by the plan files directly
-// in it, sorted: every regular *.json file but capsule.json, the name a
-// capsule manifest goes by. Subdirectories are not entered. A directory
-// that cannot be read, or holds no plan file, is a failure, reported on
-// standard error.
-func (e *env) planFiles(paths []string) (files, failures []string) {
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if p == stdinName || err != nil || !fi.IsDir() {
-			files = append(files, p) // loadPlan says what is wrong with it
-			continue
-		}
-		ents, err := os.ReadDir(p)
-		var found []string
-		for _, ent := range ents {
-			name := ent.Name()
-			if ent.Type().IsRegular() && strings.HasSuffix(name, ".json") && name != "capsule.json" {
-				found = append(found, filepath.Join(p, name))
-			}
-		}
-		switch {
-		case err != nil:
-			err = fmt.Errorf("%s: %v", p, err)
-		case len(found) == 0:
-			err = fmt.Errorf("%s holds no plan file (a *.json file other than capsule.json); name plan files, or a directory that holds some", p)
-		}
-		if err != nil {
-			failures = append(failures, err.Error())
-			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
-			continue
-		}
-		slices.Sort(found)
-		files = append(files, found...)
-	}
-	return files, failures
 }

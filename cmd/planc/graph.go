@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/internal/cliflag"
 )
 
 // graphCommand is planc graph (docs/cli.md).
@@ -44,7 +45,7 @@ func runGraph(e *env, c *command, args []string) int {
 	fs := newFlagSet(c)
 	capsule := fs.String("capsule", "", "")
 	verbose := fs.Bool("verbose", false, "")
-	format := &choiceFlag{value: "dot", choices: []string{"dot", "mermaid"}}
+	format := cliflag.NewChoice("dot", "dot", "mermaid")
 	fs.Var(format, "format", "")
 	paths, status, ok := e.parseArgs(c, fs, args)
 	if !ok {
@@ -62,7 +63,7 @@ func runGraph(e *env, c *command, args []string) int {
 	}
 	var out bytes.Buffer
 	var err error
-	if format.value == "mermaid" {
+	if format.Value == "mermaid" {
 		err = graph.WriteMermaid(&out, prog)
 	} else {
 		err = graph.WriteDOT(&out, prog)

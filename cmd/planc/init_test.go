@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/parser"
@@ -71,20 +70,6 @@ func TestInit(t *testing.T) {
 	}
 	if got := run(t, "", "init", "x"); got.Code != 2 || !strings.Contains(got.Stderr, `unexpected argument "x"`) {
 		t.Errorf("planc init x: %+v", got)
-	}
-}
-
-// TestCapsuleNamePart: planc init names the capsule after its directory,
-// made a valid name part.
-func TestCapsuleNamePart(t *testing.T) {
-	for dir, want := range map[string]string{
-		"planc": "planc", "my project": "my-project", ".hidden": "hidden", "-x_1.2": "x_1.2",
-		"日本": "project", "...": "project", "/": "project", "a/b": "a-b",
-	} {
-		got := capsuleNamePart(dir)
-		if got != want || !ast.IsCapsuleNamePart(got) {
-			t.Errorf("capsuleNamePart(%q) = %q, want %q", dir, got, want)
-		}
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/planc/planc/internal/testkit"
-
 	"bytes"
 	"os"
 	"path/filepath"
@@ -11,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/planc/planc/internal/buildinfo"
+	"github.com/planc/planc/internal/testkit"
 )
 
 // result is what one in-process run of planc produced.
@@ -122,7 +123,7 @@ func TestVersion(t *testing.T) {
 	dir := inTempDir(t, nil)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		got := run(t, "", args...)
-		want := result{Stdout: versionLine(moduleVersion()) + "\ncapsule: the embedded default (there is no .planc/capsule.json in the current directory or a parent; planc init makes one)\n", Code: 0}
+		want := result{Stdout: buildinfo.Line("planc", plancVersion, buildinfo.Module()) + "\ncapsule: the embedded default (there is no .planc/capsule.json in the current directory or a parent; planc init makes one)\n", Code: 0}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("planc %s (-want +got):\n%s", strings.Join(args, " "), diff)
 		}
@@ -140,51 +141,6 @@ func TestVersion(t *testing.T) {
 	got := run(t, "", "version")
 	if _, line, _ := strings.Cut(got.Stdout, "\n"); line != "capsule: ../.planc/capsule.json (found from the current directory)\n" {
 		t.Errorf("planc version under a project: %q", got.Stdout)
-	}
-}
-
-func TestVersionLine(t *testing.T) {
-	suffix := " " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH
-	tests := []struct{ module, want string }{
-		{"", "planc " + plancVersion + suffix},
-		{"v0.1.0", "planc " + plancVersion + " (module v0.1.0)" + suffix},
-	}
-	for _, tt := range tests {
-		if got := versionLine(tt.module); got != tt.want {
-			t.Errorf("versionLine(%q) = %q, want %q", tt.module, got, tt.want)
-		}
-	}
-}
-
-func TestParseInterspersed(t *testing.T) {
-	tests := []struct {
-		args   []string
-		pos    []string
-		werror bool
-		format string
-	}{
-		{args: []string{"a.json"}, pos: []string{"a.json"}, format: "text"},
-		{args: []string{"--werror", "a.json", "b.json"}, pos: []string{"a.json", "b.json"}, werror: true, format: "text"},
-		{args: []string{"a.json", "--werror", "b.json", "--format", "json"}, pos: []string{"a.json", "b.json"}, werror: true, format: "json"},
-		{args: []string{"-", "--format=sarif"}, pos: []string{"-"}, format: "sarif"},
-		{args: []string{"a.json", "--", "--werror", "-"}, pos: []string{"a.json", "--werror", "-"}, format: "text"},
-		{args: []string{"--", "-x.json"}, pos: []string{"-x.json"}, format: "text"},
-	}
-	for _, tt := range tests {
-		fs := newFlagSet(checkCommand)
-		werror := fs.Bool("werror", false, "")
-		format := fs.String("format", "text", "")
-		pos, err := parseInterspersed(fs, tt.args)
-		if err != nil {
-			t.Errorf("parseInterspersed(%q): %v", tt.args, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.pos, pos); diff != "" {
-			t.Errorf("parseInterspersed(%q) positional (-want +got):\n%s", tt.args, diff)
-		}
-		if *werror != tt.werror || *format != tt.format {
-			t.Errorf("parseInterspersed(%q): werror %v format %q, want %v %q", tt.args, *werror, *format, tt.werror, tt.format)
-		}
 	}
 }
 

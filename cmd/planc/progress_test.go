@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/internal/testkit"
 )
 
@@ -78,19 +77,5 @@ func TestProgressLinesRefused(t *testing.T) {
 	last := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if r.code != 2 || !strings.HasSuffix(last[len(last)-1], "  refused  plan.json: 1 error (above)") {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and a last line \"refused  plan.json: 1 error (above)\"", r.code, r.stderr)
-	}
-}
-
-// TestProgressFlag: --progress's values.
-func TestProgressFlag(t *testing.T) {
-	for in, want := range map[string]progress.Mode{"true": progress.TTY, "tty": progress.TTY, "lines": progress.Lines, "off": progress.Off, "false": progress.Off} {
-		var f progressFlag
-		if err := f.Set(in); err != nil || f.mode != want {
-			t.Errorf("Set(%q): mode %d, err %v; want %d", in, f.mode, err, want)
-		}
-	}
-	var f progressFlag
-	if err := f.Set("line"); err == nil || !strings.Contains(err.Error(), `did you mean "lines"?`) {
-		t.Errorf("Set(\"line\") = %v, want a did-you-mean", err)
 	}
 }

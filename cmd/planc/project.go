@@ -1,149 +1,34 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"os/signal"
 	"strings"
+	"syscall"
 
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/capenv"
-	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/ir"
 )
 
-// capsuleInfo is the capsule a command runs with: the manifest of
-// --capsule, else the project's .planc/capsule.json found from the current
-// directory upward (capenv.Find), else the embedded default (docs/cli.md).
-type capsuleInfo struct {
-	// env is the capsule's environment; nil when its manifest was refused
-	// (ds says why).
-	env *capenv.Env
-	// path is the manifest's path, as given or as found relative to the
-	// current directory; "" for the embedded default.
-	path string
-	// found is set when path was found rather than given.
-	found bool
-	// ds are the manifest's diagnostics: its warnings, or why it was
-	// refused.
-	ds []diag.Diagnostic
-	// refresh lists the MCP servers' tools afresh (--refresh-tools)
-	// instead of taking them from the project's cache.
-	refresh bool
-}
+// stdinName is how a PLAN argument names standard input.
+const stdinName = capenv.StdinName
 
-// dir is the directory the manifest's relative paths start from: the
-// manifest's own; "" (the working directory) for the embedded default.
-func (c *capsuleInfo) dir() string {
-	if c.path == "" {
-		return ""
-	}
-	return filepath.Dir(c.path)
-}
-
-// newEnv is the environment of manifest m read from c.path (capenv.New);
-// with abs, its paths are absolute, for a run working in another
-// directory than the one they were found from.
-func (c *capsuleInfo) newEnv(m *ast.Manifest, abs bool) *capenv.Env {
-	if c.path == "" {
-		return capenv.New(nil)
-	}
-	dir, path := c.dir(), c.path
-	if abs {
-		dir, path = session.AbsPath("", dir), session.AbsPath("", path)
-	}
-	if c.path == stdinName {
-		return capenv.New(m, capenv.Stdin(), capenv.Dir(dir))
-	}
-	return capenv.New(m, capenv.Path(path), capenv.Named(c.path), capenv.Dir(dir))
-}
-
-// describe says which capsule this is, for --verbose and planc version.
-func (c *capsuleInfo) describe() string {
-	switch {
-	case c.path == "":
-		return fmt.Sprintf("the embedded default (there is no %s in the current directory or a parent; planc init makes one)", capenv.ProjectFile)
-	case c.found:
-		return c.path + " (found from the current directory)"
-	}
-	return c.env.Name() + " (--capsule)"
-}
-
-// workDir is where a run works (S34): flag (--workdir) when given; else
-// the project's root — the directory holding the .planc/ whose capsule was
-// found — when the capsule was found from the current directory upward;
-// else "", the current directory.
-func (c *capsuleInfo) workDir(flag string) string {
-	switch {
-	case flag != "":
-		return flag
-	case c.found && c.path != "":
-		return filepath.Dir(filepath.Dir(c.path))
-	}
-	return ""
-}
-
-// whichCapsule says which capsule flag (--capsule; "" when absent) stands
-// for, without reading it: the capsuleInfo's path and found, env still
-// nil.
-func whichCapsule(flag string) (*capsuleInfo, error) {
-	if flag != "" {
-		return &capsuleInfo{path: flag}, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return nil, fmt.Errorf("the current directory: %w", err)
-	}
-	return &capsuleInfo{path: capenv.Find(wd), found: true}, nil
-}
-
-// loadCapsule returns the capsule for flag (--capsule; "" when absent).
-// err is non-nil only when a manifest file cannot be read (or the current
-// directory cannot be known); a refused manifest gives a capsuleInfo whose
-// env is nil.
-func (e *env) loadCapsule(flag string) (*capsuleInfo, error) {
-	c, err := whichCapsule(flag)
-	if err != nil {
-		return nil, err
-	}
-	if c.path == "" {
-		c.env = c.newEnv(nil, false)
-		return c, nil
-	}
-	var accept func([]byte) error
-	if c.found {
-		// A discovered manifest is the user's only when they trusted
-		// these very bytes: a plan could have written it.
-		accept = func(src []byte) error { return trustedCapsule(c.path, src) }
-	}
-	m, ds, err := e.loadManifest(c.path, accept)
-	if errors.Is(err, fs.ErrNotExist) && flag != "" {
-		return nil, fmt.Errorf("%w; name an existing manifest, or leave --capsule out to use the project's (planc version says which; planc init makes one)", err)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c.ds = ds; m != nil {
-		c.env = c.newEnv(m, false)
-	}
-	return c, nil
-}
-
-// capsuleArg is loadCapsule for command cmd that prints what went wrong as
-// check prints it (an unreadable manifest, or a refused one's
-// diagnostics) and, with verbose, which capsule is used. ok is false when
-// the command must exit 2.
-func (e *env) capsuleArg(cmd, flag string, verbose bool) (*capsuleInfo, bool) {
-	c, err := e.loadCapsule(flag)
+// capsuleArg loads the capsule for flag (capenv.Load) for command cmd,
+// printing what went wrong as check prints it (an unreadable manifest, or
+// a refused one's diagnostics) and, with verbose, which capsule is used.
+// ok is false when the command must exit 2.
+func (e *env) capsuleArg(cmd, flag string, verbose bool) (*capenv.Project, bool) {
+	c, err := capenv.Load(flag, e.stdin)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %v\n", cmd, err)
 		return nil, false
 	}
-	if c.env == nil {
-		diag.Sort(c.ds)
-		_ = diag.WriteText(e.stderr, c.ds)
+	if c.Env == nil {
+		diag.Sort(c.Diags)
+		_ = diag.WriteText(e.stderr, c.Diags)
 		return nil, false
 	}
 	e.sayCapsule(cmd, c, verbose)
@@ -152,9 +37,9 @@ func (e *env) capsuleArg(cmd, flag string, verbose bool) (*capsuleInfo, bool) {
 
 // sayCapsule prints, with verbose, the line on standard error that says
 // which capsule cmd uses.
-func (e *env) sayCapsule(cmd string, c *capsuleInfo, verbose bool) {
+func (e *env) sayCapsule(cmd string, c *capenv.Project, verbose bool) {
 	if verbose {
-		fmt.Fprintf(e.stderr, "planc %s: capsule: %s\n", cmd, c.describe())
+		fmt.Fprintf(e.stderr, "planc %s: capsule: %s\n", cmd, c.Describe())
 	}
 }
 
@@ -165,4 +50,58 @@ func (e *env) mcpFailed(cmd string, err error) int {
 		fmt.Fprintf(e.stderr, "planc %s: capsule manifest: %s\n", cmd, line)
 	}
 	return exitUsage
+}
+
+// interruptible is a context SIGINT or SIGTERM ends: the MCP servers
+// started to list their tools end with it.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// envFor is c.EnvFor with the MCP servers ended by SIGINT or SIGTERM.
+func envFor(c *capenv.Project, srcs ...[]byte) (*capenv.Env, error) {
+	ctx, stop := interruptible()
+	defer stop()
+	return c.EnvFor(ctx, srcs...)
+}
+
+// lowerChecked is the front half of the commands that show a plan without
+// running it (dump-ir, graph): load the capsule (--capsule flag, else the
+// one found, else the embedded default) with its MCP servers' tools, read
+// the plan and check it with the capsule's capabilities, print every
+// diagnostic on standard error as check prints them, and lower the plan.
+// It returns the program, or nil and the exit status to return: 2 for an
+// unreadable file, a refused manifest or an MCP server that did not start,
+// 1 for a refused plan.
+func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Program, int) {
+	c, ok := e.capsuleArg(cmd, flag, verbose)
+	if !ok {
+		return nil, exitUsage
+	}
+	f, err := capenv.ReadPlan(e.stdin, path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: %v\n", cmd, err)
+		return nil, exitUsage
+	}
+	env, err := envFor(c, f.Src)
+	if err != nil {
+		return nil, e.mcpFailed(cmd, err)
+	}
+	plan, ds := env.LoadFile(f)
+	all := append(c.Diags, ds...)
+	diag.Sort(all)
+	if len(all) > 0 {
+		if err := diag.WriteText(e.stderr, all); err != nil {
+			return nil, e.writeFailed(err)
+		}
+	}
+	if plan == nil {
+		return nil, exitFail
+	}
+	prog, err := ir.Lower(plan)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "planc %s: internal error: %v\n", cmd, err)
+		return nil, exitFail
+	}
+	return prog, exitOK
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/progress"
+	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -106,7 +108,7 @@ func runRun(e *env, c *command, args []string) int {
 	roost := fs.String("roost", "", "")
 	workdir := fs.String("workdir", "", "")
 	pf := addPlanFlags(fs)
-	progressOpt := &progressFlag{}
+	progressOpt := &progress.Flag{}
 	fs.Var(progressOpt, "progress", "")
 	quiet := fs.Bool("quiet", false, "")
 	fs.BoolVar(quiet, "q", false, "") // -q is --quiet
@@ -127,10 +129,10 @@ func runRun(e *env, c *command, args []string) int {
 		return e.usageError(c, "standard input (-) given more than once; name it once")
 	case pf.problem() != "":
 		return e.usageError(c, "%s", pf.problem())
-	case *quiet && progressOpt.mode != progress.Auto && progressOpt.mode != progress.Off:
-		return e.usageError(c, "%s and --quiet contradict each other; give one", progressOpt.spelt())
+	case *quiet && progressOpt.Mode != progress.Auto && progressOpt.Mode != progress.Off:
+		return e.usageError(c, "%s and --quiet contradict each other; give one", progressOpt.Spelt())
 	}
-	mode := progressOpt.mode
+	mode := progressOpt.Mode
 	if *quiet {
 		mode = progress.Off
 	}
@@ -146,13 +148,13 @@ func runRun(e *env, c *command, args []string) int {
 	if !ok {
 		return exitUsage
 	}
-	env := capsule.env
+	env := capsule.Env
 	if err := host.AdmitFrom(env.Manifest(), env.Name()); err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		refused(view, err.Error())
 		return exitUsage
 	}
-	workDir := capsule.workDir(*workdir)
+	workDir := capsule.WorkDir(*workdir)
 	if workDir != "" {
 		if fi, err := os.Stat(workDir); err != nil || !fi.IsDir() {
 			msg := fmt.Sprintf("--workdir %s is not a directory; name an existing one", workDir)
@@ -161,7 +163,7 @@ func runRun(e *env, c *command, args []string) int {
 			return exitUsage
 		}
 		// The manifest's paths were found from here, not from workDir.
-		env = capsule.newEnv(env.Manifest(), true)
+		env = capsule.RunEnv(env.Manifest(), true)
 	}
 	var roostCfg host.Config
 	if !e.k8sRoost(c, *roost, &roostCfg) {
@@ -177,7 +179,7 @@ func runRun(e *env, c *command, args []string) int {
 			ShellTimeout: *pf.shellTimeout,
 		})
 	}
-	src, err := e.readPlan(paths[0])
+	src, err := capenv.ReadPlan(e.stdin, paths[0])
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc run: %v\n", err)
 		return exitUsage
@@ -187,7 +189,7 @@ func runRun(e *env, c *command, args []string) int {
 		// A dry run refuses what the run would: the MCP servers' tools
 		// are listed now, as planc check lists them, instead of once the
 		// servers start in the plan's scope.
-		if checkEnv, err = capsule.envFor(src.Src); err != nil {
+		if checkEnv, err = envFor(capsule, src.Src); err != nil {
 			return e.mcpFailed("run", err)
 		}
 	}
@@ -267,7 +269,7 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	}
 	b, werr := res.Report.JSON()
 	if werr == nil {
-		_, werr = termJSON(e.stdout).Write(b)
+		_, werr = termtext.JSONForTerminal(e.stdout).Write(b)
 	}
 	if werr != nil && !brokenPipe(werr) {
 		return e.writeFailed(werr)

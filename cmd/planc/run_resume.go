@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
+	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/internal/sessionfmt"
@@ -47,24 +47,12 @@ func (f resumeFlags) problem(fs *flag.FlagSet, pos []string, dryRun bool) string
 		return fmt.Sprintf("--plan %d is not a plan number; plans are numbered from 1", *f.plan)
 	case len(pos) > 1:
 		return "--resume takes at most one session (a directory, or a session id under " + session.DefaultSessionsDir + ")"
-	case len(pos) == 1 && isPlanArg(pos[0]):
+	case len(pos) == 1 && capenv.IsPlanArg(pos[0]):
 		return fmt.Sprintf("--resume redrives a plan that is already in a session, and takes no plan file (%s); name the session, or run the plan without --resume", pos[0])
 	case len(pos) == 1 && sessionSet:
 		return "give the session once: as SESSION or with --session"
 	}
 	return ""
-}
-
-// isPlanArg reports whether arg names a plan rather than a session:
-// standard input, a file that is not a directory, or a .json name.
-func isPlanArg(arg string) bool {
-	if arg == stdinName {
-		return true
-	}
-	if fi, err := os.Stat(arg); err == nil {
-		return !fi.IsDir()
-	}
-	return strings.HasSuffix(arg, ".json")
 }
 
 // resumeTarget is what --resume was asked to redrive: a session ("" for

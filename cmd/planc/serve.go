@@ -85,10 +85,10 @@ func runServe(e *env, c *command, args []string) int {
 	}
 	// A project found from a subdirectory is served at its root (S34);
 	// the manifest's paths were found from here, not from there.
-	workDir := capsule.workDir("")
-	env := capsule.env
+	workDir := capsule.WorkDir("")
+	env := capsule.Env
 	if workDir != "" {
-		env = capsule.newEnv(env.Manifest(), true)
+		env = capsule.RunEnv(env.Manifest(), true)
 	}
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{

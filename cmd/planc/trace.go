@@ -5,13 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/cliflag"
 	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/tracefile/traceview"
 )
@@ -113,62 +115,65 @@ type traceArgs struct {
 // runTrace implements planc trace.
 func runTrace(e *env, c *command, args []string) int {
 	a, status, ok := parseTraceArgs(e, c, args)
-	if !ok {
+	switch {
+	case !ok:
 		return status
-	}
-	switch a.view {
-	case "logs":
-		return traceLogs(e, c, a)
-	case "report":
-		return traceReport(e, c, a)
-	case "list":
+	case a.view == "list":
 		return traceList(e, c, a)
-	case "prune":
+	case a.view == "prune":
 		return tracePrune(e, c, a)
-	case "graph", "html":
-		return tracePicture(e, c, a)
-	}
-	if len(a.pos) > 1 {
+	case a.view == "logs" && len(a.pos) == 0:
+		return e.usageError(c, "name the step: planc trace logs [SESSION] STEP")
+	case a.view == "logs" && len(a.pos) > 2:
+		return e.usageError(c, "give a session and a step at most: planc trace logs [SESSION] STEP")
+	case a.view == "logs":
+		return traceLogs(e, a)
+	case len(a.pos) > 1:
 		return e.usageError(c, "give at most one trace file or session directory")
 	}
-	path, status, ok := tracePath(e, a.pos)
-	if !ok {
-		return status
-	}
-	// steps shows the session's own plans only: its delegations are not
-	// read.
-	open := tracefile.Open
-	if a.view == "steps" {
-		open = tracefile.OpenTop
-	}
-	s, err := open(path)
+	path, err := traceview.Locate(a.pos)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
+		return e.traceFailed(err)
+	}
+	if a.view == "steps" || a.view == "show" {
+		s, err := traceview.Open(path, a.view)
+		if err != nil {
+			return e.traceFailed(err)
+		}
+		var out bytes.Buffer
+		if err := traceview.Render(&out, s, a.view, a.json); err != nil {
+			return e.writeFailed(err)
+		}
+		if _, err := e.stdout.Write(out.Bytes()); err != nil {
+			return e.writeFailed(err)
+		}
+		e.traceNotes(traceview.Notes(s, a.view))
+		return exitOK
+	}
+	s, n, ok := e.openTracePlan(path, a.plan)
+	if !ok {
 		return exitUsage
 	}
-	var out bytes.Buffer
-	switch {
-	case a.view == "steps" && a.json:
-		err = traceview.WriteStepsJSON(&out, s)
-	case a.view == "steps":
-		err = traceview.WriteSteps(&out, s)
-	case a.json:
-		err = traceview.WriteShowJSON(&out, s)
-	default:
-		err = traceview.WriteShow(&out, s)
-	}
-	if err == nil {
-		_, err = e.stdout.Write(out.Bytes())
-	}
-	if err != nil {
-		return e.writeFailed(err)
-	}
-	if a.view == "steps" {
-		for _, n := range s.Notes {
-			fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
+	if a.view == "report" {
+		report, note, err := s.Report(n)
+		if err != nil {
+			return e.traceFailed(err)
 		}
-	} else {
-		traceNotes(e, traceview.SkippedLines(s))
+		if note != "" {
+			e.traceNotes([]string{note})
+		}
+		return e.writeOut(report)
+	}
+	var out bytes.Buffer
+	if err := traceview.WritePicture(&out, s, n, a.view, a.format); err != nil {
+		return e.traceFailed(err)
+	}
+	if a.out == "" {
+		return e.writeOut(out.Bytes())
+	}
+	if err := os.WriteFile(a.out, out.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
+		return exitFail
 	}
 	return exitOK
 }
@@ -177,9 +182,9 @@ func runTrace(e *env, c *command, args []string) int {
 // does not take.
 func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	fs := newFlagSet(c)
-	format := &choiceFlag{value: "", choices: []string{"text", "json"}}
+	format := cliflag.NewChoice("", "text", "json")
 	if len(args) > 0 && args[0] == "graph" {
-		format.choices = []string{"dot", "mermaid"}
+		format.Choices = []string{"dot", "mermaid"}
 	}
 	fs.Var(format, "format", "")
 	out := fs.String("o", "", "")
@@ -191,12 +196,12 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 		return traceArgs{}, status, false
 	}
 	if len(pos) == 0 {
-		return traceArgs{}, e.usageError(c, "say which view: %s", orList(traceViews)), false
+		return traceArgs{}, e.usageError(c, "say which view: %s", cliflag.OrList(traceViews)), false
 	}
-	a := traceArgs{view: pos[0], pos: pos[1:], json: format.value == "json", plan: *plan, attempt: *attempt,
-		format: format.value, out: *out, olderThan: *olderThan}
+	a := traceArgs{view: pos[0], pos: pos[1:], json: format.Value == "json", plan: *plan, attempt: *attempt,
+		format: format.Value, out: *out, olderThan: *olderThan}
 	if !slices.Contains(traceViews, a.view) {
-		msg := fmt.Sprintf("unknown view %q; want %s", a.view, orList(traceViews))
+		msg := fmt.Sprintf("unknown view %q; want %s", a.view, cliflag.OrList(traceViews))
 		if s := ast.Suggest(a.view, traceViews); s != "" {
 			msg = fmt.Sprintf("unknown view %q; did you mean %q?", a.view, s)
 		}
@@ -205,7 +210,7 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	var bad string
 	fs.Visit(func(f *flag.Flag) {
 		if views := traceFlagViews[f.Name]; bad == "" && !slices.Contains(views, a.view) {
-			bad = fmt.Sprintf("--%s is for planc trace %s, not %s", f.Name, orList(views), a.view)
+			bad = fmt.Sprintf("--%s is for planc trace %s, not %s", f.Name, cliflag.OrList(views), a.view)
 		}
 	})
 	switch {
@@ -215,53 +220,138 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 		return a, e.usageError(c, "--format for planc trace graph is dot or mermaid, not %s", a.format), false
 	case a.view != "graph" && (a.format == "dot" || a.format == "mermaid"):
 		return a, e.usageError(c, "--format %s is for planc trace graph; planc trace %s takes text or json", a.format, a.view), false
-	case *plan < 0 || isSet(fs, "plan") && *plan == 0:
+	case *plan < 0 || cliflag.IsSet(fs, "plan") && *plan == 0:
 		return a, e.usageError(c, "--plan counts from 1: plans/plan-1.json is plan 1"), false
-	case *attempt < 0 || isSet(fs, "attempt") && *attempt == 0:
+	case *attempt < 0 || cliflag.IsSet(fs, "attempt") && *attempt == 0:
 		return a, e.usageError(c, "--attempt counts from 1"), false
 	}
 	return a, exitOK, true
 }
 
-// isSet reports whether the flag name was given.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
+// traceFailed says on standard error why planc trace cannot show what
+// was asked, and returns exit status 2.
+func (e *env) traceFailed(err error) int {
+	fmt.Fprintf(e.stderr, "planc trace: %v\n", err)
+	return exitUsage
 }
 
-// tracePath returns the session path pos names (a path, or a session id
-// under .planc/sessions as planc trace list shows it), or the newest
-// session under .planc/sessions when it names none.
-func tracePath(e *env, pos []string) (string, int, bool) {
-	if len(pos) == 1 {
-		arg := pos[0]
-		if _, err := os.Stat(arg); errors.Is(err, fs.ErrNotExist) {
-			byID := filepath.Join(findTraceHome().dir, arg)
-			if fi, err := os.Stat(byID); err == nil && fi.IsDir() && filepath.Base(arg) == arg {
-				return byID, exitOK, true
-			}
-			fmt.Fprintf(e.stderr, "planc trace: no session at %s; name a session directory, its %s, or a session id that planc trace list shows\n", arg, sessionfmt.TraceFile)
-			return "", exitUsage, false
-		}
-		return arg, exitOK, true
+// writeOut writes b on standard output.
+func (e *env) writeOut(b []byte) int {
+	if _, err := e.stdout.Write(b); err != nil {
+		return e.writeFailed(err)
 	}
-	home := findTraceHome()
-	if _, err := os.Stat(home.dir); errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(e.stderr, "planc trace: no sessions: there is no %s; planc run makes one at the project's root, or name a session directory elsewhere\n", home.where())
-		return "", exitUsage, false
-	}
-	latest, err := tracefile.Latest(home.dir)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "planc trace: %v; name a trace file or a session directory\n", err)
-		return "", exitUsage, false
-	}
-	return latest, exitOK, true
+	return exitOK
 }
 
 // traceNotes writes each note about a skipped line on standard error.
-func traceNotes(e *env, notes []string) {
+func (e *env) traceNotes(notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(e.stderr, "planc trace: note: %s\n", n)
 	}
+}
+
+// openTracePlan opens the session at path, without its delegations, and
+// picks the plan: plan, or the session's last (traceview.OpenPlan),
+// writing the notes of the lines skipped on standard error.
+func (e *env) openTracePlan(path string, plan int) (*tracefile.Session, int, bool) {
+	s, n, err := traceview.OpenPlan(path, plan)
+	if s != nil {
+		e.traceNotes(traceview.SkippedLines(s))
+	}
+	if err != nil {
+		e.traceFailed(err)
+		return nil, 0, false
+	}
+	return s, n, true
+}
+
+// traceLogs implements planc trace logs [SESSION] STEP.
+func traceLogs(e *env, a traceArgs) int {
+	step := a.pos[len(a.pos)-1]
+	path, err := traceview.Locate(a.pos[:len(a.pos)-1])
+	if err != nil {
+		return e.traceFailed(err)
+	}
+	s, n, ok := e.openTracePlan(path, a.plan)
+	if !ok {
+		return exitUsage
+	}
+	l, err := s.StepLogs(n, step, a.plan == 0)
+	if err != nil {
+		if fi, serr := os.Stat(step); len(a.pos) == 1 && serr == nil && (fi.IsDir() || fi.Name() == sessionfmt.TraceFile) {
+			err = fmt.Errorf("%w (%s is a path: to read that session, name the step after it)", err, step)
+		}
+		return e.traceFailed(err)
+	}
+	out := termtext.ForTerminal(e.stdout)
+	if sw, ok := out.(*termtext.SafeWriter); ok {
+		defer sw.Flush()
+	}
+	err = traceview.WriteLogs(out, l, step, n, a.attempt)
+	if we, ok := errors.AsType[*tracefile.WriteError](err); ok {
+		return e.writeFailed(we.Err)
+	} else if err != nil {
+		return e.traceFailed(err)
+	}
+	return exitOK
+}
+
+// traceList implements planc trace list.
+func traceList(e *env, c *command, a traceArgs) int {
+	if len(a.pos) > 0 {
+		return e.usageError(c, "planc trace list takes no arguments: it lists the project's sessions, under %s of the current directory or the nearest parent holding a .planc/", session.DefaultSessionsDir)
+	}
+	home := traceview.FindHome()
+	list, err := traceview.ListSessions(home.Dir)
+	if err != nil {
+		return e.traceFailed(err)
+	}
+	e.traceNotes(traceview.MarkRunning(list, session.PlanHeld))
+	var out bytes.Buffer
+	if err := traceview.RenderList(&out, list, a.json); err != nil {
+		return e.writeFailed(err)
+	}
+	if _, err := e.stdout.Write(out.Bytes()); err != nil {
+		return e.writeFailed(err)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(e.stderr, "planc trace: no sessions under %s\n", home.Where())
+	}
+	for _, s := range list {
+		e.traceNotes(s.Notes())
+	}
+	return exitOK
+}
+
+// tracePrune implements planc trace prune --older-than D: it removes the
+// sessions under .planc/sessions whose id says they started more than D
+// ago, but never one a planc is running a plan of (its plan lock held,
+// S27): that one is kept, with a line on standard error. It prints one
+// line per session removed.
+func tracePrune(e *env, c *command, a traceArgs) int {
+	if len(a.pos) > 0 {
+		return e.usageError(c, "planc trace prune takes no session: it prunes the project's sessions, under %s of the current directory or the nearest parent holding a .planc/", session.DefaultSessionsDir)
+	}
+	if a.olderThan == "" {
+		return e.usageError(c, "planc trace prune needs --older-than D (7d, 36h): the age of the sessions to remove")
+	}
+	age, err := traceview.ParseAge(a.olderThan)
+	if err != nil {
+		return e.usageError(c, "%v", err)
+	}
+	pruned, err := session.Prune(traceview.FindHome().Dir, time.Now().Add(-age))
+	if err != nil {
+		return e.traceFailed(fmt.Errorf("no sessions to prune: %w", err))
+	}
+	for _, p := range pruned {
+		switch {
+		case p.Held != 0:
+			fmt.Fprintf(e.stderr, "planc trace: kept %s: a planc is running its plan %d\n", p.Name, p.Held)
+		case p.Err != nil:
+			e.traceFailed(p.Err)
+		default:
+			fmt.Fprintf(e.stdout, "removed %s\n", p.Dir)
+		}
+	}
+	return exitOK
 }

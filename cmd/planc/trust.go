@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -57,7 +56,7 @@ func runTrust(e *env, c *command, args []string) int {
 		}
 	}
 	var src []byte
-	_, ds, err := e.loadManifest(path, func(b []byte) error { src = b; return nil })
+	_, ds, err := capenv.ReadManifest(e.stdin, path, func(b []byte) error { src = b; return nil })
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
 		return exitUsage
@@ -68,38 +67,10 @@ func runTrust(e *env, c *command, args []string) int {
 		_ = diag.WriteText(e.stderr, errs)
 		return exitUsage
 	}
-	if err := recordTrust(path, src); err != nil {
+	if err := trust.RecordUser(path, src); err != nil {
 		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
 		return exitUsage
 	}
 	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", path, trust.Sum(src))
 	return exitOK
-}
-
-// recordTrust records src as the trusted content of the manifest path.
-func recordTrust(path string, src []byte) error {
-	dir, err := trust.Dir()
-	if err != nil {
-		return err
-	}
-	return trust.Record(dir, path, src)
-}
-
-// trustedCapsule returns nil when the user trusted the discovered
-// manifest path with the bytes src, else an error that says the fix.
-func trustedCapsule(path string, src []byte) error {
-	dir, err := trust.Dir()
-	if err != nil {
-		return err
-	}
-	switch err := trust.Check(dir, path, src); {
-	case errors.Is(err, trust.ErrUntrusted):
-		return fmt.Errorf("%s (found from the current directory) is not trusted: planc runs under a project's capsule only once you trusted it, "+
-			"so that a plan cannot plant one for a later run; read it, then run \"planc trust %s\" (or name it with --capsule)", path, path)
-	case errors.Is(err, trust.ErrChanged):
-		return fmt.Errorf("%s (found from the current directory) has changed since you trusted it: "+
-			"read what changed, then run \"planc trust %s\" (or name it with --capsule)", path, path)
-	default:
-		return err
-	}
 }

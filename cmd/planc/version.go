@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
+
+	"github.com/planc/planc/host/capenv"
+	"github.com/planc/planc/internal/buildinfo"
 )
 
 // plancVersion is planc's own version, bumped by hand at each release.
@@ -38,33 +39,12 @@ func runVersion(e *env, c *command, args []string) int {
 	if len(pos) > 0 {
 		return e.usageError(c, "unexpected argument %q; planc version takes none", pos[0])
 	}
-	fmt.Fprintln(e.stdout, versionLine(moduleVersion()))
-	capsule, err := whichCapsule("")
+	fmt.Fprintln(e.stdout, buildinfo.Line("planc", plancVersion, buildinfo.Module()))
+	capsule, err := capenv.Which("")
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc version: %v\n", err)
 		return exitUsage
 	}
-	fmt.Fprintln(e.stdout, "capsule: "+capsule.describe())
+	fmt.Fprintln(e.stdout, "capsule: "+capsule.Describe())
 	return exitOK
-}
-
-// versionLine formats planc's version line; module is the module version
-// recorded in the binary, "" when none.
-func versionLine(module string) string {
-	s := "planc " + plancVersion
-	if module != "" {
-		s += " (module " + module + ")"
-	}
-	return fmt.Sprintf("%s %s %s/%s", s, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-}
-
-// moduleVersion returns the main module's version from the build info, or
-// "" when the build recorded none (go run, go test, a plain go build
-// without VCS stamping report "(devel)").
-func moduleVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return ""
-	}
-	return bi.Main.Version
 }

@@ -134,3 +134,33 @@ func Check(dir, path string, src []byte) error {
 	}
 	return nil
 }
+
+// RecordUser records src as the trusted content of the manifest path in
+// the user's record (Dir).
+func RecordUser(path string, src []byte) error {
+	dir, err := Dir()
+	if err != nil {
+		return err
+	}
+	return Record(dir, path, src)
+}
+
+// CheckFound returns nil when the user trusted the manifest path, found
+// from the current directory, with the bytes src; else an error that says
+// the fix.
+func CheckFound(path string, src []byte) error {
+	dir, err := Dir()
+	if err != nil {
+		return err
+	}
+	switch err := Check(dir, path, src); {
+	case errors.Is(err, ErrUntrusted):
+		return fmt.Errorf("%s (found from the current directory) is not trusted: planc runs under a project's capsule only once you trusted it, "+
+			"so that a plan cannot plant one for a later run; read it, then run \"planc trust %s\" (or name it with --capsule)", path, path)
+	case errors.Is(err, ErrChanged):
+		return fmt.Errorf("%s (found from the current directory) has changed since you trusted it: "+
+			"read what changed, then run \"planc trust %s\" (or name it with --capsule)", path, path)
+	default:
+		return err
+	}
+}
