@@ -67,7 +67,11 @@ func TestResumeTools(t *testing.T) {
 		t.Errorf("notes.md %q: note did not see write's recorded output", b)
 	}
 	for f, want := range map[string]string{"write.1.txt": "wrote 1 bytes to out.txt", "read.1.txt": "", "read.2.txt": "in", "note.1.txt": "appended 25 bytes to notes.md"} {
-		if b, err := os.ReadFile(filepath.Join(sess, "outputs", "plan-1", f)); err != nil || string(b) != want {
+		b, err := os.ReadFile(filepath.Join(sess, "outputs", "plan-1", f))
+		if want == "" && os.IsNotExist(err) {
+			continue // an empty output has no file
+		}
+		if err != nil || string(b) != want {
 			t.Errorf("outputs/plan-1/%s: %q, %v; want %q", f, b, err, want)
 		}
 	}

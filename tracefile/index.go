@@ -116,3 +116,25 @@ func textFromFile(r *sessionfmt.IndexRecord, path string) (string, bool) {
 	}
 	return sessionfmt.CutPrefix(string(buf), sessionfmt.OutputLimit, r.Bytes, r.Shown), true
 }
+
+// emptyOutputs returns the attempts of step id whose line in the output
+// index at path records 0 bytes: those printed nothing, and have no kept
+// file (an empty output gets none).
+func emptyOutputs(path, id string) map[int]bool {
+	out := map[int]bool{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			return out
+		}
+		var r sessionfmt.IndexRecord
+		if got, ok := decodeIndexRecord(b[:i], &r); ok && string(got) == id && r.Bytes == 0 {
+			out[r.Attempt] = true
+		}
+		b = b[i+1:]
+	}
+}

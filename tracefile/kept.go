@@ -130,9 +130,13 @@ type LogAttempt struct {
 	Settled  bool
 	Error    string
 	// Path is where its whole output is kept, sessionfmt.OutputPath relative to the
-	// session directory; Kept reports whether the file is there.
+	// session directory; Kept reports whether the file is there, or
+	// whether the attempt printed nothing (Empty).
 	Path string
 	Kept bool
+	// Empty is true for an attempt that printed nothing: it has no file,
+	// and the plan's output index records 0 bytes for it.
+	Empty bool
 }
 
 // StepLogs is what `planc trace logs` shows of one step of one plan: each
@@ -159,6 +163,7 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 	}
 	l := &StepLogs{Dir: s.Dir, N: n, StepID: id}
 	var last *Attempt
+	var empty map[int]bool // the attempts the output index says printed nothing
 	for _, p := range runs {
 		for _, a := range p.Attempts {
 			if a.StepID != id || a.NotRun {
@@ -173,6 +178,13 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 				Settled: a.Settled, Duration: a.Duration, Error: a.Error, Path: sessionfmt.OutputPath(n, id, a.Attempt)}
 			_, err := os.Stat(filepath.Join(s.Dir, filepath.FromSlash(la.Path)))
 			la.Kept = err == nil
+			if !la.Kept && a.Settled {
+				if empty == nil {
+					empty = emptyOutputs(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.OutputIndexPath(n))), id)
+				}
+				la.Kept = empty[a.Attempt]
+				la.Empty = la.Kept
+			}
 			l.Attempts = append(l.Attempts, la)
 		}
 	}

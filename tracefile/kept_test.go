@@ -105,6 +105,53 @@ func TestStepLogs(t *testing.T) {
 	}
 }
 
+// TestStepLogsEmpty: an attempt that printed nothing has no kept file,
+// only its index line of 0 bytes: it is shown empty, not as missing; an
+// attempt with neither file nor index line is still missing.
+func TestStepLogsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	L := func(sec float64, event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(sec), event, sid, fields...)
+	}
+	trace := L(0, "session_start", "capsule", "local/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		L(0.1, "plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 2, "sha256", "ab") +
+		L(0.2, "plan_step_start", "plan_id", "p", "step_id", "q", "kind", "shell", "attempt", 1) +
+		L(0.3, "plan_step", "plan_id", "p", "step_id", "q", "status", "success", "attempt", 1, "duration_ms", 7, "error", nil) +
+		L(0.4, "plan_step_start", "plan_id", "p", "step_id", "gone", "kind", "shell", "attempt", 1) +
+		L(0.5, "plan_step", "plan_id", "p", "step_id", "gone", "status", "success", "attempt", 1, "duration_ms", 7, "error", nil) +
+		L(0.6, "plan_end", "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 2, "failed", 0, "skipped", 0) +
+		L(0.7, "session_end", "exit_status", "ok")
+	tracetest.Write(t, dir, map[string]string{
+		sessionfmt.TraceFile:             trace,
+		sessionfmt.PlanFile(1):           `{"id": "p", "steps": [{"id": "q", "shell": "true"}, {"id": "gone", "shell": "true"}]}`,
+		sessionfmt.OutputIndexPath(1):    `{"step_id":"q","attempt":1,"bytes":0,"output":""}` + "\n" + `{"step_id":"gone","attempt":1,"bytes":5,"output":"hello"}` + "\n",
+		"outputs/plan-1/unrelated.1.txt": "x",
+	})
+	s, err := tracefile.OpenTop(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.StepLogs(1, "q", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Attempts) != 1 || !l.Attempts[0].Kept || !l.Attempts[0].Empty || l.Attempts[0].Missing() != "" {
+		t.Fatalf("attempts %+v", l.Attempts)
+	}
+	var b strings.Builder
+	if err := l.WriteAll(&b, "q"); err != nil || b.String() != "==> q, attempt 1: success after 7ms <==\n" {
+		t.Errorf("WriteAll: %q, %v", b.String(), err)
+	}
+	b.Reset()
+	if err := l.WriteAttempt(&b, &l.Attempts[0]); err != nil || b.Len() != 0 {
+		t.Errorf("WriteAttempt: %q, %v", b.String(), err)
+	}
+	// Its index line says 5 bytes: the file is missing, not empty.
+	if _, err := s.StepLogs(1, "gone", true); err == nil || !strings.Contains(err.Error(), "is missing") {
+		t.Errorf("StepLogs gone: %v", err)
+	}
+}
+
 // TestStepLogsRefused: each way there is nothing to show is an error that
 // says which.
 func TestStepLogsRefused(t *testing.T) {

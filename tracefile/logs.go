@@ -16,6 +16,9 @@ func (e *WriteError) Unwrap() error { return e.Err }
 // WriteAttempt writes attempt a's kept output to w, exactly as kept. A
 // failed write is a *WriteError; any other error is the kept file's.
 func (l *StepLogs) WriteAttempt(w io.Writer, a *LogAttempt) error {
+	if a.Empty {
+		return nil
+	}
 	return copyFile(w, l.File(a))
 }
 
@@ -34,7 +37,7 @@ func (l *StepLogs) WriteAll(w io.Writer, stepID string) error {
 			io.WriteString(lw, "\n")
 		}
 		io.WriteString(lw, at.Heading(stepID)+"\n")
-		if at.Kept {
+		if at.Kept && !at.Empty {
 			if err := copyFile(lw, l.File(at)); err != nil {
 				return err
 			}

@@ -79,8 +79,8 @@ func TestDelegationID(t *testing.T) {
 }
 
 // TestSpawnKeepsEmptyOutput: an attempt that starts no child (the roost
-// has no such capsule) still keeps its output, an empty one, so that every
-// dispatched attempt has its file (S24).
+// has no such capsule) still keeps its output, an empty one: no file, and
+// an index line of 0 bytes (S24).
 func TestSpawnKeepsEmptyOutput(t *testing.T) {
 	work := t.TempDir()
 	sess, err := session.Create(filepath.Join(work, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top"})
@@ -95,8 +95,12 @@ func TestSpawnKeepsEmptyOutput(t *testing.T) {
 	if err == nil || out != "" {
 		t.Errorf("out %q, err %v", out, err)
 	}
-	if fi, err := os.Stat(filepath.Join(sess.Dir, "outputs", "plan-1", "w.2.txt")); err != nil || fi.Size() != 0 {
-		t.Errorf("kept output: %v %v", fi, err)
+	if _, err := os.Stat(filepath.Join(sess.Dir, "outputs", "plan-1", "w.2.txt")); !os.IsNotExist(err) {
+		t.Errorf("an empty output got a kept file: %v", err)
+	}
+	task.Close()
+	if b, _ := os.ReadFile(filepath.Join(sess.Dir, "outputs", "plan-1.index.jsonl")); string(b) != `{"step_id":"w","attempt":2,"bytes":0,"output":""}`+"\n" {
+		t.Errorf("output index %q", b)
 	}
 }
 

@@ -85,16 +85,27 @@ func sh(s *Scope, dir, script string, protect ...string) Result {
 	return s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Dir: dir, Protect: protect})
 }
 
-// leaves returns the leaf cgroups left in s.
+// leaves returns the leaf cgroups left in s, but for the empty ones its
+// pool keeps for reuse (one of those that holds a process fails t).
 func leaves(t *testing.T, s *Scope) []string {
 	t.Helper()
 	ents, err := os.ReadDir(s.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	pooled := map[string]bool{}
+	s.mu.Lock()
+	for _, f := range s.sys.free {
+		pooled[f.dir] = true
+		// A leaf kept for reuse holds nothing.
+		if !emptyLeaf(f.events) {
+			t.Errorf("the pooled leaf %s holds a process", f.dir)
+		}
+	}
+	s.mu.Unlock()
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() {
+		if e.IsDir() && !pooled[filepath.Join(s.Dir(), e.Name())] {
 			out = append(out, e.Name())
 		}
 	}

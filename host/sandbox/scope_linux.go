@@ -23,6 +23,7 @@ type scopeSys struct {
 	dir string // the scope's cgroup directory
 	seq int    // the last leaf's number
 
+	free     []freeLeaf            // step leaves to reuse, under Scope.mu (leafpool_linux.go)
 	perStep  bool                  // a shim per protected step, no spawner (tests)
 	lock     string                // the lock to use instead of this process's (tests)
 	spawnMu  sync.Mutex            // held while a spawner starts
@@ -154,6 +155,7 @@ func (s *Scope) Close() (err error) {
 		return fmt.Errorf("killing %s: %w", s.sys.dir, err)
 	}
 	s.runs.Wait()
+	s.dropFreeLeaves()
 	s.sys.spawnMu.Lock()
 	for _, pool := range s.sys.spawners {
 		for _, spw := range pool {
@@ -200,7 +202,7 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 		}
 		defer spw.unreserve() // spawn counts the step from then on
 	}
-	l, err := s.newLeaf("step")
+	l, err := s.stepLeaf()
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +262,7 @@ func (s *Scope) newLeaf(kind string) (*leaf, error) {
 		unix.Rmdir(dir)
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	return &leaf{dir: dir, fd: fd}, nil
+	return &leaf{dir: dir, fd: fd, events: -1}, nil
 }
 
 // viaShim makes cmd run through `Shim __shim` (shim/shim_linux.go), which makes
@@ -286,7 +288,10 @@ func (s *Scope) viaShim(cmd *exec.Cmd, protect []string, l *leaf) error {
 // leaf is one step's leaf cgroup, and how to wait for its main process.
 type leaf struct {
 	dir     string
-	fd      int // dir, open for CLONE_INTO_CGROUP; -1 once closed
+	fd      int         // dir, open for CLONE_INTO_CGROUP; -1 once closed
+	pool    *Scope      // the scope whose pool it may go back to (step leaves), or nil
+	events  int         // its cgroup.events, open when pool is set; else -1
+	killed  atomic.Bool // a signal or SIGKILL was sent to its processes: never reused
 	waitFn  func() (syscall.WaitStatus, error)
 	spw     *spawner // the spawner that started the step, or nil
 	report  *os.File // read end of the shim's report pipe, or nil
@@ -294,6 +299,9 @@ type leaf struct {
 }
 
 func (l *leaf) closeFD() {
+	if l.pool != nil {
+		return // kept open while the leaf may be reused
+	}
 	if l.fd >= 0 {
 		unix.Close(l.fd)
 		l.fd = -1
@@ -302,16 +310,20 @@ func (l *leaf) closeFD() {
 
 func (l *leaf) wait() (syscall.WaitStatus, error) { return l.waitFn() }
 
-func (l *leaf) signal(sig syscall.Signal) { cgroups.Signal(l.dir, sig) }
+func (l *leaf) signal(sig syscall.Signal) {
+	l.killed.Store(true)
+	cgroups.Signal(l.dir, sig)
+}
 
-func (l *leaf) kill() { cgroups.Kill(l.dir) }
+func (l *leaf) kill() {
+	l.killed.Store(true)
+	cgroups.Kill(l.dir)
+}
 
 func (l *leaf) finish() (setup, err error) {
-	l.closeFD()
-	if l.spw != nil {
-		err = l.spw.removeLeaf(l.dir)
-	} else {
-		err = cgroups.Remove(l.dir)
+	if l.pool == nil || !l.pool.reuseLeaf(l) {
+		l.release()
+		err = l.remove()
 	}
 	if l.report != nil {
 		l.reportW.Close()
@@ -321,4 +333,24 @@ func (l *leaf) finish() (setup, err error) {
 		l.report.Close()
 	}
 	return setup, err
+}
+
+// release closes the leaf's descriptors: it will not be reused.
+func (l *leaf) release() {
+	l.pool = nil
+	if l.events >= 0 {
+		unix.Close(l.events)
+		l.events = -1
+	}
+	l.closeFD()
+}
+
+// remove removes the leaf's cgroup.
+func (l *leaf) remove() (err error) {
+	if l.spw != nil {
+		err = l.spw.removeLeaf(l.dir)
+	} else {
+		err = cgroups.Remove(l.dir)
+	}
+	return err
 }

@@ -63,7 +63,8 @@ func (t *Task) OutputFile(stepID string, attempt int) string {
 }
 
 // Keep keeps out, the whole output of one dispatched attempt of a step,
-// at OutputFile (an empty output too), adds its line to the plan's output
+// at OutputFile (an empty output gets no file: its index line records 0
+// bytes), adds its line to the plan's output
 // index, and returns the text the step's result carries (S20): out
 // itself, or when it is over OutputLimit its first bytes and a mark naming
 // the kept file (ShownPath). It is called before the dispatch returns to
@@ -106,34 +107,47 @@ func (t *Task) KeepFile(stepID string, attempt int, src string) (string, error) 
 // result needs; so a step that prints a gigabyte costs planc 64 KiB. Its
 // writes never fail, so that a writer feeding it from a step's pipe keeps
 // draining the pipe: a file that cannot be written fails the attempt
-// instead, when Close says so. A Sink is used by one goroutine at a time.
+// instead, when Close says so. The file is created at the first byte: an
+// empty output has none (most steps print nothing, and a file's creation
+// was the most of what keeping their output cost). A Sink is used by one
+// goroutine at a time.
 type Sink struct {
 	t       *Task
 	stepID  string
 	attempt int
 	path    string
-	f       *os.File // nil once writing failed
+	f       *os.File // nil until the first byte, and once writing failed
 	head    []byte   // the first sessionfmt.OutputLimit+1 bytes
 	total   int64
 	err     error // why the output cannot be kept
 }
 
 // Sink starts keeping the output of one dispatched attempt of a step at
-// OutputFile, replacing any file there. Close it.
+// OutputFile, replacing any file there (at the first byte, or at Close
+// when there is none). Close it.
 func (t *Task) Sink(stepID string, attempt int) *Sink {
 	s := &Sink{t: t, stepID: stepID, attempt: attempt, path: t.OutputFile(stepID, attempt)}
-	if s.err = t.keeper().err; s.err == nil {
+	s.err = t.keeper().err
+	return s
+}
+
+// open creates the kept file at the first byte of output.
+func (s *Sink) open() {
+	if s.f == nil && s.err == nil {
 		s.f, s.err = os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	}
-	return s
 }
 
 // Write keeps p; it always returns len(p), nil.
 func (s *Sink) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	if n := min(sessionfmt.OutputLimit+1-len(s.head), len(p)); n > 0 {
 		s.head = append(s.head, p[:n]...)
 	}
 	s.total += int64(len(p))
+	s.open()
 	if s.f != nil {
 		if _, err := s.f.Write(p); err != nil {
 			s.fail(err)
@@ -144,10 +158,14 @@ func (s *Sink) Write(p []byte) (int, error) {
 
 // WriteString is Write for a string, without copying it whole.
 func (s *Sink) WriteString(p string) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
 	if n := min(sessionfmt.OutputLimit+1-len(s.head), len(p)); n > 0 {
 		s.head = append(s.head, p[:n]...)
 	}
 	s.total += int64(len(p))
+	s.open()
 	if s.f != nil {
 		if _, err := s.f.WriteString(p); err != nil {
 			s.fail(err)
@@ -162,7 +180,8 @@ func (s *Sink) fail(err error) {
 	s.f, s.err = nil, err
 }
 
-// Close ends the attempt's output: it closes the kept file, adds the
+// Close ends the attempt's output: it closes the kept file (an empty
+// output has none: a file an earlier writer left at its path goes), adds the
 // attempt's line to the plan's output index, and returns the text the
 // step's result carries, as Keep does, with err, the attempt's own error,
 // joined with why the output could not be kept, if it could not.
@@ -172,6 +191,10 @@ func (s *Sink) Close(err error) (string, error) {
 			s.err = cerr
 		}
 		s.f = nil
+	} else if s.err == nil && s.total == 0 {
+		if rerr := os.Remove(s.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			s.err = rerr
+		}
 	}
 	head := string(s.head)
 	if s.err != nil {

@@ -26,7 +26,8 @@ func newTask(t *testing.T, n int) *Task {
 }
 
 // TestKeep: every dispatched attempt's whole output is kept at
-// sessionfmt.OutputPath, an empty one too; a long one is cut on a UTF-8
+// sessionfmt.OutputPath, but for an empty one, which has only its index
+// line (0 bytes); a long one is cut on a UTF-8
 // boundary with a mark naming that file; each gets its output index line.
 func TestKeep(t *testing.T) {
 	task := newTask(t, 2)
@@ -45,6 +46,12 @@ func TestKeep(t *testing.T) {
 		texts = append(texts, text)
 		rel := sessionfmt.OutputPath(2, c.id, c.attempt)
 		whole, err := os.ReadFile(filepath.Join(task.Session.Dir, filepath.FromSlash(rel)))
+		if c.out == "" {
+			if !os.IsNotExist(err) {
+				t.Errorf("%s of an empty output: %v, want no file", rel, err)
+			}
+			continue
+		}
 		if err != nil || string(whole) != c.out {
 			t.Errorf("%s holds %d bytes (%v), want %d", rel, len(whole), err, len(c.out))
 		}
@@ -112,7 +119,7 @@ func TestKeepFails(t *testing.T) {
 
 // TestKeepFile: a sub-capsule's answer file is copied whole to the
 // attempt's kept output; its text is cut as Keep cuts; a missing answer is
-// kept as an empty output and is an error.
+// kept as an empty output (no file) and is an error.
 func TestKeepFile(t *testing.T) {
 	task := newTask(t, 1)
 	src := filepath.Join(t.TempDir(), "answer.txt")
@@ -135,8 +142,37 @@ func TestKeepFile(t *testing.T) {
 	if text != "" || err == nil || !strings.Contains(err.Error(), "none.txt cannot be read") {
 		t.Errorf("missing answer: %q, %v", text, err)
 	}
-	if fi, err := os.Stat(task.OutputFile("w", 3)); err != nil || fi.Size() != 0 {
-		t.Errorf("missing answer kept as %v, %v", fi, err)
+	if _, err := os.Stat(task.OutputFile("w", 3)); !os.IsNotExist(err) {
+		t.Errorf("missing answer got a kept file: %v", err)
+	}
+}
+
+// TestKeepEmptyReplaces: an empty output leaves no file at its path, not
+// even one an earlier writer left there; a Sink that is written nothing
+// but empty writes creates none.
+func TestKeepEmptyReplaces(t *testing.T) {
+	task := newTask(t, 1)
+	path := task.OutputFile("s", 1)
+	if _, err := task.Keep("s", 1, "stale", nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "stale" {
+		t.Fatalf("kept %q, %v", b, err)
+	}
+	if text, err := task.Keep("s", 1, "", nil); text != "" || err != nil {
+		t.Fatalf("empty Keep: %q, %v", text, err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the earlier file is still at %s: %v", path, err)
+	}
+	s := task.Sink("e", 1)
+	s.Write(nil)
+	s.WriteString("")
+	if text, err := s.Close(nil); text != "" || err != nil {
+		t.Fatalf("empty Sink: %q, %v", text, err)
+	}
+	if _, err := os.Stat(task.OutputFile("e", 1)); !os.IsNotExist(err) {
+		t.Errorf("an empty Sink made a file: %v", err)
 	}
 }
 
