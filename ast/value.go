@@ -31,8 +31,9 @@ func (k Kind) String() string {
 // written. Array elements are Elems(), object members Members(), in source
 // order; a duplicate key keeps only its first member (the parser reports the
 // duplicate). A parsed plan holds one Value per JSON value, so it is kept to
-// 64 bytes: an array's elements and an object's members share one pointer
-// and one count (a value is never both), set with SetElems or SetMembers.
+// 56 bytes: an array's elements, an object's members and a string's
+// reference share one pointer (a value is never two of them), set with
+// SetElems, SetMembers or SetRef.
 type Value struct {
 	Kind Kind
 	Bool bool
@@ -42,10 +43,24 @@ type Value struct {
 	Span    Span
 	n       int32          // number of elements or members
 	Str     string         // a String's decoded text, a Number's literal
-	kids    unsafe.Pointer // *[n]*Value for an Array, *[n]*Member for an Object
-	// Ref is set when the Value is a String whose whole text is a reference
-	// (semantics S6).
-	Ref *Ref
+	kids    unsafe.Pointer // *[n]*Value for an Array, *[n]*Member for an Object, *Ref for a String
+}
+
+// Ref returns the reference a String is when its whole text is one
+// (semantics S6), else nil.
+func (v *Value) Ref() *Ref {
+	if v.Kind != String {
+		return nil
+	}
+	return (*Ref)(v.kids)
+}
+
+// SetRef records that v, which must be a String, is the reference r.
+func (v *Value) SetRef(r *Ref) {
+	if v.Kind != String {
+		panic("ast: SetRef on " + v.Kind.String())
+	}
+	v.kids = unsafe.Pointer(r)
 }
 
 // Elems returns an Array's elements (nil for any other kind).

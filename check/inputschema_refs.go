@@ -193,8 +193,8 @@ func (s *InputSchema) instanceHinted(root *ast.Value) (inst any, ok bool) {
 	walk = func(v *ast.Value) any {
 		switch v.Kind {
 		case ast.String:
-			if v.Ref != nil {
-				if h, found := s.hints[hintKey{pointer(path), v.Ref.Field == ast.RefStatus}]; found {
+			if v.Ref() != nil {
+				if h, found := s.hints[hintKey{pointer(path), v.Ref().Field == ast.RefStatus}]; found {
 					ok = true
 					return h
 				}

@@ -26,7 +26,7 @@ var ruleComposeValues = Rule{
 		}
 		in := s.InputField.Value
 		tm, vm := in.Get("template"), in.Get("values")
-		if tm == nil || tm.Value.Kind != ast.String || tm.Value.Ref != nil || vm == nil || vm.Value.Kind != ast.Object {
+		if tm == nil || tm.Value.Kind != ast.String || tm.Value.Ref() != nil || vm == nil || vm.Value.Kind != ast.Object {
 			return
 		}
 		parts, err := composetext.Parse(tm.Value.Str)

@@ -19,7 +19,7 @@ var ruleReferenceLikeText = Rule{
 			return
 		}
 		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
-			if v.Kind != ast.String || v.Ref != nil {
+			if v.Kind != ast.String || v.Ref() != nil {
 				return true
 			}
 			if n, id, bad, ok := ast.UnreferenceableRef(v.Str); ok && n == len(v.Str) {

@@ -103,8 +103,8 @@ func appendKey(b []byte, v *ast.Value) []byte {
 	case ast.Number:
 		return append(append(strconv.AppendInt(append(b, 'N'), int64(len(v.Str)), 10), ':'), v.Str...)
 	case ast.String:
-		if v.Ref != nil {
-			return append(b, 'R', byte('0'+v.Ref.Field))
+		if v.Ref() != nil {
+			return append(b, 'R', byte('0'+v.Ref().Field))
 		}
 		return append(append(strconv.AppendInt(append(b, 'S'), int64(len(v.Str)), 10), ':'), v.Str...)
 	case ast.Array:
@@ -232,10 +232,10 @@ func instance(v *ast.Value) any {
 	case ast.Number:
 		return json.Number(v.Str)
 	case ast.String:
-		if v.Ref == nil {
+		if v.Ref() == nil {
 			return v.Str
 		}
-		if v.Ref.Field == ast.RefStatus {
+		if v.Ref().Field == ast.RefStatus {
 			return "success"
 		}
 		return outputText
@@ -285,7 +285,7 @@ type astRefs struct{ root *ast.Value }
 
 func (a astRefs) at(loc []string) *ast.Ref {
 	if v := locate(a.root, loc); v != nil {
-		return v.Ref
+		return v.Ref()
 	}
 	return nil
 }
@@ -294,7 +294,7 @@ func (a astRefs) under(loc []string) bool {
 	v := locate(a.root, loc)
 	found := false
 	ast.Walk(v, func(x *ast.Value) bool {
-		found = found || x.Ref != nil
+		found = found || x.Ref() != nil
 		return !found
 	})
 	return found

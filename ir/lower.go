@@ -167,8 +167,8 @@ func (l *lowerer) slots(st *Step, input *ast.Value, cond ast.Cond) (func(*ast.Re
 // dst.
 func inputRefs(dst []*ast.Ref, v *ast.Value) []*ast.Ref {
 	ast.Walk(v, func(v *ast.Value) bool {
-		if v.Kind == ast.String && v.Ref != nil {
-			dst = append(dst, v.Ref)
+		if v.Kind == ast.String && v.Ref() != nil {
+			dst = append(dst, v.Ref())
 		}
 		return true
 	})
@@ -202,10 +202,10 @@ func objective(v *ast.Value, slot func(*ast.Ref) (int32, error)) (*Text, error) 
 	if v == nil || v.Kind != ast.String {
 		return nil, errors.New(`a capsule step's input must be a string or {"objective": "<text>"}`)
 	}
-	if v.Ref == nil {
+	if v.Ref() == nil {
 		return &Text{Const: v.Str, Slot: -1}, nil
 	}
-	k, err := slot(v.Ref)
+	k, err := slot(v.Ref())
 	if err != nil {
 		return nil, err
 	}
@@ -245,10 +245,10 @@ func (l *lowerer) encode(dst []byte, v *ast.Value, t *Template, slot func(*ast.R
 		}
 		return append(dst, v.Str...), nil
 	case ast.String:
-		if v.Ref == nil {
+		if v.Ref() == nil {
 			return jsonstr.Append(dst, v.Str), nil
 		}
-		k, err := slot(v.Ref)
+		k, err := slot(v.Ref())
 		if err != nil {
 			return nil, err
 		}

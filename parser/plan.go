@@ -204,7 +204,7 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 			cs := StringSource(v, src)
 			r.Span = cs.Span(0, len(v.Str))
 			r.SetParts(cs.Span(1, 1+len(r.StepID)), cs.Span(2+len(r.StepID), len(v.Str)))
-			v.Ref = r
+			v.SetRef(r)
 			dst = append(dst, r)
 		}
 	case ast.Array:
