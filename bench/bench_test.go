@@ -347,3 +347,25 @@ func BenchmarkSchedule(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHandoff is the scheduling figure's peer: the least a scheduler
+// that runs each step's host call on a goroutine other than its own pays a
+// step when nothing overlaps, one round trip to a waiting goroutine and
+// back over unbuffered channels.
+func BenchmarkHandoff(b *testing.B) {
+	req, resp := make(chan int32), make(chan int32)
+	go func() {
+		for i := range req {
+			resp <- i
+		}
+		close(resp)
+	}()
+	b.ReportAllocs()
+	var i int32
+	for b.Loop() {
+		req <- i
+		i = <-resp + 1
+	}
+	close(req)
+	<-resp
+}

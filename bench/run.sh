@@ -93,7 +93,7 @@ if [ "$render_only" != 1 ]; then
 	# lands on all the samples of one figure and none of its peer's. Instead,
 	# run every benchmark once per round, N rounds: a burst then costs each
 	# figure a sample or two, which benchstat's median absorbs.
-	args=(-test.run '^$' -test.bench '^(BenchmarkCond|BenchmarkParse|BenchmarkSchedule)$'
+	args=(-test.run '^$' -test.bench '^(BenchmarkCond|BenchmarkParse|BenchmarkSchedule|BenchmarkHandoff)$'
 		-test.count 1 -test.benchmem -test.timeout 0)
 	[ -n "$benchtime" ] && args+=(-test.benchtime "$benchtime")
 	log "running the benchmarks, $count rounds (load average $load_before)"

@@ -109,13 +109,17 @@ func (p *pool) take(cancel <-chan struct{}) (cs []completion, canceled bool) {
 	for len(p.comps) == 0 {
 		p.waiting = true
 		p.mu.Unlock()
-		select {
-		case <-p.wake:
-		case <-cancel:
-			p.mu.Lock()
-			p.waiting = false
-			p.mu.Unlock()
-			return nil, true
+		if cancel == nil { // a plain receive is cheaper than a select
+			<-p.wake
+		} else {
+			select {
+			case <-p.wake:
+			case <-cancel:
+				p.mu.Lock()
+				p.waiting = false
+				p.mu.Unlock()
+				return nil, true
+			}
 		}
 		p.mu.Lock()
 	}
