@@ -146,3 +146,27 @@ func escapeControls(s string) string {
 	}
 	return b.String()
 }
+
+// DryRun simulates the VM's schedule of p (Simulate, semantics S17) with
+// at most maxParallel shell and capsule steps at once (0: no cap) and
+// writes it as WriteSchedule does: planc run --dry-run.
+func DryRun(w io.Writer, p *ir.Program, maxParallel int) error {
+	s, err := Simulate(p, Options{MaxParallel: maxParallel})
+	if err != nil {
+		return err
+	}
+	WriteSchedule(w, p, s, maxParallel)
+	return nil
+}
+
+// Write writes p's graph in format: "dot" (WriteDOT) or "mermaid"
+// (WriteMermaid).
+func Write(w io.Writer, p *ir.Program, format string) error {
+	switch format {
+	case "dot":
+		return WriteDOT(w, p)
+	case "mermaid":
+		return WriteMermaid(w, p)
+	}
+	return fmt.Errorf("unknown graph format %q; want dot or mermaid", format)
+}

@@ -50,3 +50,33 @@ tool lane: "a" → "b"
 		t.Errorf("no steps: %q", got)
 	}
 }
+
+// TestDryRunAndWrite: DryRun is Simulate then WriteSchedule; Write picks
+// the renderer by its format's name and refuses another.
+func TestDryRunAndWrite(t *testing.T) {
+	p := lower(t, `{"id": "a", "tool": "notes", "input": {"body": "x"}}`, `{"id": "s", "shell": "true", "depends_on": ["a"]}`)
+	s, err := graph.Simulate(p, graph.Options{MaxParallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got strings.Builder
+	graph.WriteSchedule(&want, p, s, 2)
+	if err := graph.DryRun(&got, p, 2); err != nil || got.String() != want.String() {
+		t.Errorf("DryRun: %v\n%s\nwant\n%s", err, got.String(), want.String())
+	}
+	for format, write := range map[string]func(*strings.Builder) error{
+		"dot":     func(b *strings.Builder) error { return graph.WriteDOT(b, p) },
+		"mermaid": func(b *strings.Builder) error { return graph.WriteMermaid(b, p) },
+	} {
+		var want, got strings.Builder
+		if err := write(&want); err != nil {
+			t.Fatal(err)
+		}
+		if err := graph.Write(&got, p, format); err != nil || got.String() != want.String() {
+			t.Errorf("Write(%s): %v\n%s", format, err, got.String())
+		}
+	}
+	if err := graph.Write(&strings.Builder{}, p, "svg"); err == nil {
+		t.Error("Write(svg): no error")
+	}
+}

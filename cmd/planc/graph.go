@@ -62,18 +62,9 @@ func runGraph(e *env, c *command, args []string) int {
 		return status
 	}
 	var out bytes.Buffer
-	var err error
-	if format.Value == "mermaid" {
-		err = graph.WriteMermaid(&out, prog)
-	} else {
-		err = graph.WriteDOT(&out, prog)
-	}
-	if err != nil {
+	if err := graph.Write(&out, prog, format.Value); err != nil {
 		fmt.Fprintf(e.stderr, "planc graph: internal error: %v\n", err)
 		return exitFail
 	}
-	if _, err := e.stdout.Write(out.Bytes()); err != nil {
-		return e.writeFailed(err)
-	}
-	return exitOK
+	return e.writeOut(out.Bytes())
 }

@@ -5,45 +5,31 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host"
-	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/capsule/k8sroost"
 	"github.com/planc/planc/host/session"
 )
 
 // k8sRoost sets cfg's roost from --roost: a directory as it is, or with
 // k8s:NAMESPACE a roost on the cluster the kubeconfig names, whose
-// capsule steps run as Pods (host/capsule/k8sroost, docs/kubernetes.md).
-// A bad namespace or an unreachable cluster is said on standard error
-// and ok is false: the run is refused before it starts.
+// capsule steps run as Pods (k8sroost.FromFlag, docs/kubernetes.md). A
+// bad namespace or an unreachable cluster is said on standard error and
+// ok is false: the run is refused before it starts.
 func (e *env) k8sRoost(c *command, roost string, cfg *host.Config) (ok bool) {
-	ns, isK8s, err := k8sroost.ParseSpec(roost)
-	if !isK8s {
+	launcher, isK8s, err := k8sroost.FromFlag(context.Background(), roost)
+	switch {
+	case err != nil:
+		fmt.Fprintf(e.stderr, "planc %s: %v\n", c.name, err)
+		return false
+	case isK8s:
+		cfg.Spawner = func(t *session.Task, m *ast.Manifest) host.CapsuleSpawner { return launcher(t, m) }
+	default:
 		cfg.Roost = roost
-		return true
 	}
-	if err == nil {
-		var cs k8sroost.Client
-		if cs, _, err = k8sroost.Connect(context.Background()); err == nil {
-			cfg.Spawner = k8sSpawner(cs, ns)
-			return true
-		}
-	}
-	fmt.Fprintf(e.stderr, "planc %s: %v\n", c.name, err)
-	return false
-}
-
-// k8sSpawner makes each plan's Launcher on the cluster cs, namespace ns.
-func k8sSpawner(cs k8sroost.Client, ns string) func(*session.Task, *ast.Manifest) host.CapsuleSpawner {
-	return func(task *session.Task, m *ast.Manifest) host.CapsuleSpawner {
-		depth, _ := strconv.Atoi(os.Getenv(capsule.EnvDelegationDepth))
-		return k8sroost.New(k8sroost.Config{Client: cs, Namespace: ns, Task: task,
-			From: m.Name, Allow: ast.Names(m.Capabilities.SpawnAllow), Depth: max(depth, 0)})
-	}
+	return true
 }
 
 // capsuleK8sCommand is planc __capsule-k8s, what a capsule's Pod runs
@@ -83,10 +69,5 @@ func runCapsuleK8s(e *env, c *command, args []string) int {
 		fmt.Fprintf(e.stderr, "planc %s: %v\n", c.name, err)
 		return int(session.ExitRefused)
 	}
-	return int(k8sroost.RunPod(ctx, k8sroost.PodConfig{
-		Client: cs, Namespace: os.Getenv(k8sroost.EnvNamespace), Lease: os.Getenv(k8sroost.EnvLease), Pod: os.Getenv(k8sroost.EnvPod),
-		InDir: *in, SessionDir: *sess, WorkDir: *workdir,
-		SpawnedBy: os.Getenv(capsule.EnvSpawnedBy), DelegationID: os.Getenv(capsule.EnvDelegationID),
-		Stderr: e.stderr,
-	}, host.RunCapsule))
+	return int(k8sroost.RunPod(ctx, k8sroost.PodConfigFromEnv(cs, *in, *sess, *workdir, e.stderr), host.RunCapsule))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,11 +12,13 @@ import (
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/diag"
+	"github.com/planc/planc/graph"
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/internal/termtext"
+	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -201,7 +204,18 @@ func runRun(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	if *dryRun {
-		return e.dryRun(plan, *pf.maxParallel)
+		// The schedule the VM would follow if every step succeeded
+		// (graph.DryRun, semantics S17): nothing runs, no session.
+		prog, err := ir.Lower(plan)
+		var out bytes.Buffer
+		if err == nil {
+			err = graph.DryRun(&out, prog, *pf.maxParallel)
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "planc run: internal error: %v\n", err)
+			return exitFail
+		}
+		return e.writeOut(out.Bytes())
 	}
 
 	cfg := host.Config{

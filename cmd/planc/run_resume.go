@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/planc/planc/diag"
@@ -14,7 +11,6 @@ import (
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/internal/sessionfmt"
-	"github.com/planc/planc/tracefile"
 )
 
 // resumeFlags are planc run's --resume and --plan (docs/resume.md).
@@ -82,19 +78,9 @@ func (e *env) resume(c *command, view progress.View, t resumeTarget, cfg host.Co
 		refused(view, msg)
 		return exitUsage
 	}
-	dir, err := resumeSession(cfg.WorkDir, t.session)
+	dir, n, err := host.FindRedrive(cfg.WorkDir, t.session, t.plan)
 	if err != nil {
 		return fail("%v", err)
-	}
-	n := t.plan
-	if n == 0 {
-		s, err := session.OpenExisting(dir)
-		if err != nil {
-			return fail("%v", err)
-		}
-		if n = s.LastPlan(); n == 0 {
-			return fail("nothing to resume: the session %s has no plan", dir)
-		}
 	}
 	cfg.SessionDir, cfg.RedrivePlan = dir, n
 	msg := fmt.Sprintf("planc %s: resuming plan %d of the session %s", c.name, n, dir)
@@ -104,34 +90,4 @@ func (e *env) resume(c *command, view progress.View, t resumeTarget, cfg host.Co
 		fmt.Fprintln(e.stderr, msg)
 	}
 	return e.runPlan(&diag.File{Name: filepath.Join(dir, filepath.FromSlash(sessionfmt.PlanFile(n)))}, view, &cfg)
-}
-
-// resumeSession returns the session directory arg names: a directory, or
-// a session id under .planc/sessions/ of workDir (S34; "" the current
-// directory); "" is the newest session there.
-func resumeSession(workDir, arg string) (string, error) {
-	sessions := filepath.Join(workDir, session.DefaultSessionsDir)
-	if arg == "" {
-		dir, err := tracefile.Latest(sessions)
-		if err != nil {
-			return "", fmt.Errorf("nothing to resume: %v; name the session", err)
-		}
-		return dir, nil
-	}
-	fi, err := os.Stat(arg)
-	if errors.Is(err, fs.ErrNotExist) && filepath.Base(arg) == arg {
-		byID := filepath.Join(sessions, arg)
-		if fi, err := os.Stat(byID); err == nil && fi.IsDir() {
-			return byID, nil
-		}
-	}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("no session at %s", arg)
-	case err != nil:
-		return "", err
-	case !fi.IsDir():
-		return "", fmt.Errorf("%s is not a session directory", arg)
-	}
-	return arg, nil
 }

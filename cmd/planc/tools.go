@@ -1,10 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
-	"github.com/planc/planc/host/tools"
 	"github.com/planc/planc/internal/cliflag"
 )
 
@@ -63,18 +59,7 @@ func runTools(e *env, c *command, args []string) int {
 	if err != nil {
 		return e.mcpFailed("tools", err)
 	}
-	listing := capsule.Env.Listing(infos)
-	if format.Value == "json" {
-		b, err := json.MarshalIndent(listing, "", "  ")
-		if err == nil {
-			_, err = e.stdout.Write(append(b, '\n'))
-		}
-		if err != nil {
-			return e.writeFailed(err)
-		}
-		return exitOK
-	}
-	if _, err := fmt.Fprint(e.stdout, tools.FormatText(listing.Capsule, infos)); err != nil {
+	if err := capsule.Env.Listing(infos).Write(e.stdout, format.Value); err != nil {
 		return e.writeFailed(err)
 	}
 	return exitOK

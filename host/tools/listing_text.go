@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -139,4 +140,20 @@ func fieldDocs(schema json.RawMessage) []string {
 		}
 	}
 	return out
+}
+
+// Write writes the listing as `planc tools` prints it: as text
+// (FormatText), or with format "json" as indented JSON, the shape serve's
+// list-tools returns.
+func (l Listing) Write(w io.Writer, format string) error {
+	if format != "json" {
+		_, err := io.WriteString(w, FormatText(l.Capsule, l.Tools))
+		return err
+	}
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
