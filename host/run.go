@@ -306,8 +306,14 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 			return nil, &RefusedError{Code: CodeNoScope, Msg: scopeRefusal(err)}
 		}
 		h.scope = sc
+		// The first spawner starts now, for a plan with steps to protect
+		// (a capsule's command is one too), and tells whether the kernel
+		// protects them.
+		if p, ok := sc.(interface{ Prepare(protect []string) }); ok && hasShell(prog) {
+			p.Prepare(h.shell.protect)
+		}
 		// Asking starts the shim once: only for a plan with steps to
-		// protect (a capsule's command is one too).
+		// protect.
 		if r.cfg.Notice != nil && hasShell(prog) {
 			if off := sc.ProtectionOff(); off != "" {
 				r.cfg.Notice(off)

@@ -240,7 +240,8 @@ func (a *analyzer) planted(p string) bool {
 // analyzer looks for one protected write.
 type analyzer struct {
 	c     *Checker
-	roots []rootPaths
+	roots []rootPaths // c's roots resolved, once the first write needs them (resolvedRoots)
+	done  bool        // roots is set
 	via   string
 	found *finding
 	steps int // bounds the work of one analysis
@@ -253,13 +254,24 @@ type analyzer struct {
 	hook      hookState // command.go
 }
 
-func (c *Checker) newAnalyzer() *analyzer {
-	a := &analyzer{c: c}
-	for _, r := range c.roots {
-		real := resolve(r.abs)
-		a.roots = append(a.roots, rootPaths{root: r, real: real, absComps: comps(r.abs), realCmp: comps(real)})
+func (c *Checker) newAnalyzer() *analyzer { return &analyzer{c: c} }
+
+// resolveRoot is resolve for a read_only entry (tests count the calls).
+var resolveRoot = resolve
+
+// resolvedRoots returns the checker's roots, each resolved (its symbolic
+// links followed) at the first write the analysis checks, and then kept
+// for the rest of it: a step that writes nothing (most) costs no lstat
+// of any root.
+func (a *analyzer) resolvedRoots() []rootPaths {
+	if !a.done {
+		a.done = true
+		for _, r := range a.c.roots {
+			real := resolveRoot(r.abs)
+			a.roots = append(a.roots, rootPaths{root: r, real: real, absComps: comps(r.abs), realCmp: comps(real)})
+		}
 	}
-	return a
+	return a.roots
 }
 
 // write reports (and records) whether writing w, relative to any of cwds,
@@ -269,7 +281,7 @@ func (a *analyzer) write(w word, tree bool, cwds []string) bool {
 	if a.found != nil {
 		return true
 	}
-	if len(a.roots) == 0 {
+	if len(a.c.roots) == 0 {
 		return false // only commands are looked for (ShellCommands)
 	}
 	switch w.kind {
@@ -334,7 +346,7 @@ func (a *analyzer) exactAll(w word, val string, tree bool, cwds []string) bool {
 func (a *analyzer) exact(w word, raw string, tree bool) bool {
 	lex := filepath.Clean(raw)
 	real := resolve(raw)
-	for _, r := range a.roots {
+	for _, r := range a.resolvedRoots() {
 		for _, p := range []string{lex, real} {
 			for _, rp := range []string{r.abs, r.real} {
 				contains := tree && under(rp, p)
@@ -381,7 +393,7 @@ func (a *analyzer) pattern(w word, pat string, tree, open bool) bool {
 			pats = append(pats, real)
 		}
 	}
-	for _, r := range a.roots {
+	for _, r := range a.resolvedRoots() {
 		for i, p := range pats {
 			pc := comps(p)
 			for _, rc := range [][]string{r.absComps, r.realCmp} {

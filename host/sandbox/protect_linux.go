@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
@@ -46,20 +47,35 @@ const offPrefix = "protection of plan files and read_only paths is off: "
 const offSuffix = "; only the step refusals guard them"
 
 var (
-	protectOnce sync.Once
-	protectHere protectMode
+	protectMu   sync.Mutex  // held while protection is decided
+	protectDone bool        // protectHere is decided
+	protectHere protectMode // how this process protects steps, once decided
+	probesRun   atomic.Int64
 )
+
+// chosenMode is the lock and namespaces this process would protect steps
+// with, before the kernel is asked whether they work.
+func chosenMode() protectMode {
+	m := protectMode{lock: shim.LockCaps, userns: !hasCapSysAdmin()}
+	if LandlockABI() >= 1 && os.Getenv(EnvLock) != shim.LockCaps {
+		m.lock = shim.LockLandlock
+	}
+	return m
+}
 
 // protection decides, once per process, how steps are protected: it
 // chooses the lock and the namespaces, and starts the shim once with
 // -probe (exe as the executable) to learn whether this kernel and this
 // user allow them; when they do not, protection is off and off says why.
+// A scope's Prepare decides it instead when its first spawner starts: the
+// spawner is the same shim set up the same way, and the probe is then
+// not needed.
 func protection(exe string) protectMode {
-	protectOnce.Do(func() {
-		m := protectMode{lock: shim.LockCaps, userns: !hasCapSysAdmin()}
-		if LandlockABI() >= 1 && os.Getenv(EnvLock) != shim.LockCaps {
-			m.lock = shim.LockLandlock
-		}
+	protectMu.Lock()
+	defer protectMu.Unlock()
+	if !protectDone {
+		m := chosenMode()
+		probesRun.Add(1)
 		if err := probe(exe, m); err != nil {
 			who := "a private mount namespace for the steps"
 			if m.userns {
@@ -67,8 +83,8 @@ func protection(exe string) protectMode {
 			}
 			m = protectMode{off: offPrefix + who + " could not be set up: " + err.Error() + offSuffix}
 		}
-		protectHere = m
-	})
+		protectHere, protectDone = m, true
+	}
 	return protectHere
 }
 

@@ -241,7 +241,7 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 			out <- b
 			return
 		}
-		io.Copy(sp.Out, pr)
+		copyOut(sp.Out, pr)
 		io.Copy(io.Discard, pr) // after a failed write: drain the rest
 		out <- nil
 	}()
@@ -307,6 +307,18 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 		}
 	}
 	return r
+}
+
+// copyBufs recycles the buffers steps' outputs are copied through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// copyOut copies a step's output from its pipe to w through a pooled
+// buffer: io.Copy would allocate one per step (an *os.File's WriteTo
+// falls back to it for a writer that is not a socket or a file).
+func copyOut(w io.Writer, pr *os.File) {
+	bp := copyBufs.Get().(*[]byte)
+	io.CopyBuffer(w, struct{ io.Reader }{pr}, *bp)
+	copyBufs.Put(bp)
 }
 
 // enter counts a Run in, or returns why no step can start in s.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -83,11 +84,6 @@ func OpenScope(name string) (*Scope, error) {
 	if err := cgroups.CheckDelegated(dir); err != nil {
 		return nil, err
 	}
-	// Whether the kernel lets this process protect steps is learnt once,
-	// by starting the shim (protection): begin now, beside the sweep and
-	// the guardian's start, so that the first protected step does not
-	// wait for it in turn.
-	go protection("")
 	// Steps (and the guardian) get standard input, output and error only:
 	// no descriptor this process inherited without close-on-exec may
 	// reach them.
@@ -118,13 +114,61 @@ func (s *Scope) Dir() string { return s.sys.dir }
 // scope of this process, return what it learnt.
 func (s *Scope) ProtectionOff() string { return protection(s.Shim).off }
 
-// mode returns how this scope protects its steps.
-func (s *Scope) mode() protectMode {
-	m := protection(s.Shim)
+// Prepare readies the scope for steps whose Spec.Protect is protect (the
+// plan's): it starts the scope's first spawner for them now, at plan
+// start, rather than at the first step. While this process has not yet
+// learnt whether the kernel lets it protect steps, that spawner's start
+// is how it learns (a spawner is the shim set up as the probe would be),
+// and the probe runs only when the spawner fails, to say why. With
+// nothing to protect it does nothing.
+func (s *Scope) Prepare(protect []string) {
+	full := cleanProtect(append(inherited(), protect...))
+	if len(full) == 0 || s.sys.perStep || s.ended() != nil {
+		return
+	}
+	if err := (shim.Config{Mode: shim.ModeSpawn, RO: full, Cgroup: s.sys.dir, Report: true}).Check(); err != nil {
+		return // each step fails with it
+	}
+	protectMu.Lock()
+	if protectDone {
+		protectMu.Unlock()
+		if s.mode().lock != "" {
+			if spw, err := s.spawnerFor(full); err == nil {
+				spw.unreserve()
+			}
+		}
+		return
+	}
+	// protectMu is held: no probe starts while the spawner stands for it.
+	m := chosenMode()
+	s.sys.spawnMu.Lock()
+	spw, err := s.startSpawnerMode(full, s.override(m))
+	if err == nil {
+		protectHere, protectDone = m, true
+		key := strings.Join(full, "\x00")
+		if s.sys.spawners == nil {
+			s.sys.spawners = map[string][]*spawner{}
+		}
+		s.sys.spawners[key] = append(s.sys.spawners[key], spw)
+	}
+	s.sys.spawnMu.Unlock()
+	protectMu.Unlock()
+	if err != nil {
+		protection(s.Shim) // the probe says why, or finds protection on
+	}
+}
+
+// override returns m with the scope's lock (tests) in place of its own.
+func (s *Scope) override(m protectMode) protectMode {
 	if m.lock != "" && s.sys.lock != "" {
 		m.lock = s.sys.lock
 	}
 	return m
+}
+
+// mode returns how this scope protects its steps.
+func (s *Scope) mode() protectMode {
+	return s.override(protection(s.Shim))
 }
 
 // Kill sends SIGKILL to every process in the scope at once (a second

@@ -133,3 +133,6 @@ func ShimMain(args []string) int {
 
 // LandlockABI returns 0: Landlock is Linux's.
 func LandlockABI() int { return 0 }
+
+// Prepare does nothing here: there is no spawner to start.
+func (s *Scope) Prepare(protect []string) {}

@@ -85,3 +85,6 @@ func (ps *processSys) stop(p *Process) error { return nil }
 // inNewSession refuses: an MCP server that planc check starts could not
 // be ended with what it starts.
 func inNewSession(cmd *exec.Cmd) error { return errNoProcessControl }
+
+// Prepare does nothing here: there is no spawner to start.
+func (s *Scope) Prepare(protect []string) {}

@@ -127,6 +127,11 @@ func (spw *spawner) unreserve() {
 
 // startSpawner starts a spawner for protect and waits until it is ready.
 func (s *Scope) startSpawner(protect []string) (*spawner, error) {
+	return s.startSpawnerMode(protect, s.mode())
+}
+
+// startSpawnerMode is startSpawner with m's lock and namespaces.
+func (s *Scope) startSpawnerMode(protect []string, m protectMode) (*spawner, error) {
 	l, err := s.newLeaf("spawner")
 	if err != nil {
 		return nil, err
@@ -147,7 +152,6 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 		l.finish()
 		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
 	}
-	m := s.mode()
 	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Move: l.dir, Report: true}.Args(s.Shim)
 	if err != nil {
 		theirs.Close()

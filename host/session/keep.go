@@ -200,9 +200,9 @@ func (s *Sink) Close(err error) (string, error) {
 	if s.err != nil {
 		return head[:sessionfmt.CutPoint(head, sessionfmt.OutputLimit)], errors.Join(err, keepError(s.err))
 	}
-	shown := ShownPath(s.t.WorkDir, s.path)
-	text := head
+	text, shown := head, "" // only a cut output's mark names its file
 	if s.total > sessionfmt.OutputLimit {
+		shown = ShownPath(s.t.WorkDir, s.path)
 		text = sessionfmt.CutPrefix(head, sessionfmt.OutputLimit, s.total, shown)
 	}
 	s.t.keeper().record(sessionfmt.NewIndexRecord(s.stepID, s.attempt, s.total, text, shown))

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// resetProtection forgets what this process learnt of protection, as a
+// planc just started does not know it; t's end forgets it again, for the
+// next test to learn.
+func resetProtection(t *testing.T) {
+	reset := func() {
+		protectMu.Lock()
+		protectDone, protectHere = false, protectMode{}
+		protectMu.Unlock()
+	}
+	reset()
+	t.Cleanup(reset)
+}
+
+// spawnersIn counts the spawners' leaves in s.
+func spawnersIn(t *testing.T, s *Scope) int {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(s.Dir(), "spawner-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m)
+}
+
+// TestPrepare: Prepare starts the scope's first spawner at plan start, and
+// that start is how the process learns that protection is on: no probe
+// runs; the first protected step then uses that spawner.
+func TestPrepare(t *testing.T) {
+	s := protectedScope(t)
+	resetProtection(t)
+	probes := probesRun.Load()
+	protect := []string{t.TempDir()}
+	s.Prepare(protect)
+	if n := spawnersIn(t, s); n != 1 {
+		t.Fatalf("%d spawners after Prepare; want 1", n)
+	}
+	if off := s.ProtectionOff(); off != "" {
+		t.Fatalf("protection off after a spawner started: %s", off)
+	}
+	if r := sh(s, "", "echo ok", protect...); r.Err != nil || string(r.Output) != "ok\n" {
+		t.Fatalf("protected step: %q, %v", r.Output, r.Err)
+	}
+	if n := spawnersIn(t, s); n != 1 {
+		t.Errorf("%d spawners after one step; want the prepared one", n)
+	}
+	if got := probesRun.Load() - probes; got != 0 {
+		t.Errorf("%d probes ran; want none", got)
+	}
+	// Once protection is known, Prepare of another scope starts its
+	// spawner without asking again.
+	s2 := openTestScope(t)
+	s2.Prepare(protect)
+	if n := spawnersIn(t, s2); n != 1 || probesRun.Load() != probes {
+		t.Errorf("second scope: %d spawners, %d probes; want 1, 0", n, probesRun.Load()-probes)
+	}
+	// Nothing to protect: nothing starts.
+	s3 := openTestScope(t)
+	if len(Inherited()) == 0 {
+		s3.Prepare(nil)
+		if n := spawnersIn(t, s3); n != 0 {
+			t.Errorf("Prepare(nil) started %d spawners", n)
+		}
+	}
+}
+
+// TestProtectionFromPrepare: when the first spawner does not start, the
+// probe runs, once, and decides protection as before (here it is on: the
+// probe uses the process's lock, not the scope's broken one); the scope
+// keeps no spawner.
+func TestProtectionFromPrepare(t *testing.T) {
+	s := protectedScope(t)
+	resetProtection(t)
+	s.sys.lock = "bogus"
+	probes := probesRun.Load()
+	s.Prepare([]string{t.TempDir()})
+	if got := probesRun.Load() - probes; got != 1 {
+		t.Errorf("%d probes ran after a failed spawner; want 1", got)
+	}
+	if off := s.ProtectionOff(); off != "" {
+		t.Errorf("protection off: %s", off)
+	}
+	if n := spawnersIn(t, s); n != 0 {
+		t.Errorf("%d spawners left after a failed start", n)
+	}
+	if got := probesRun.Load() - probes; got != 1 {
+		t.Errorf("%d probes ran in all; want 1", got)
+	}
+}
