@@ -9,6 +9,7 @@ var ruleCapsuleInput = Rule{
 	Severity: ast.Error,
 	Doc:      `a capsule step's input is absent or not a string or {"objective": "<text>"} (S13)`,
 	Example:  `{"id": "w", "capsule": "worker", "input": {"task": "x"}}`,
+	on:       onCapsule,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		const fix = `write "input": "<task text>" or "input": {"objective": "<task text>"}`
 		if s.Kind != ast.KindCapsule {

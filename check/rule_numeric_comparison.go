@@ -10,6 +10,7 @@ var ruleNumericComparison = Rule{
 	Severity: ast.Warning,
 	Doc:      "> or < against a number-like literal compares text, not numbers (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$count.output > '10'"}`,
+	on:       onCond,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, c := range p.stepCompares(s) {
 			if c.Op != ast.OpGt && c.Op != ast.OpLt {

@@ -9,6 +9,7 @@ var ruleReferenceInKey = Rule{
 	Severity: ast.Warning,
 	Doc:      "an object key in input looks like a reference; keys are never substituted (S7)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"$t.output": "x"}}`,
+	on:       onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.InputField == nil {
 			return

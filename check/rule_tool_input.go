@@ -24,6 +24,7 @@ var ruleToolInput = Rule{
 	Example:   `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
 	NeedsCaps: true,
 	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps, len(p.Plan.Steps)) },
+	on:        onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
 			return
