@@ -23,7 +23,7 @@ var ruleNumericComparison = Rule{
 			if !numberLike(lit.Value) {
 				continue
 			}
-			p.report(r, s, c.Span, "", "%s compares text, not numbers: %q %s %q is decided byte by byte ('10' < '9' is true); compare with == or != instead, or produce a fixed-width value", c.Op, ref.String(), c.Op, lit.Value)
+			p.report(r, s, c.CondSpan(), "", "%s compares text, not numbers: %q %s %q is decided byte by byte ('10' < '9' is true); compare with == or != instead, or produce a fixed-width value", c.Op, ref.String(), c.Op, lit.Value)
 		}
 	},
 }
