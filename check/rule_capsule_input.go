@@ -17,7 +17,7 @@ var ruleCapsuleInput = Rule{
 		}
 		m := s.InputField
 		if m == nil {
-			p.report(r, s, s.TargetField.KeySpan, "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
+			p.report(r, s, s.TargetField.KeySpan(), "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
 			return
 		}
 		v := m.Value
@@ -37,7 +37,7 @@ var ruleCapsuleInput = Rule{
 				if sug != "" {
 					hint = " (a misspelt \"objective\"?)"
 				}
-				p.report(r, s, mm.KeySpan, sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
+				p.report(r, s, mm.KeySpan(), sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
 				break
 			}
 		}

@@ -63,7 +63,7 @@ var ruleComposeValues = Rule{
 			if sug != "" {
 				fix = fmt.Sprintf("did you mean placeholder {%s}? %s", sug, fix)
 			}
-			p.report(r, s, values[k].KeySpan, "", "compose: value %q is not used by the template; %s", k, fix)
+			p.report(r, s, values[k].KeySpan(), "", "compose: value %q is not used by the template; %s", k, fix)
 		}
 	},
 }

@@ -17,7 +17,7 @@ var ruleReferenceInKey = Rule{
 		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
 			for _, m := range v.Members() {
 				if containsRefShape(m.Key) {
-					p.report(r, s, m.KeySpan, "", "key %q looks like a reference, but keys are never substituted; put the reference in a value", m.Key)
+					p.report(r, s, m.KeySpan(), "", "key %q looks like a reference, but keys are never substituted; put the reference in a value", m.Key)
 				}
 			}
 			return true

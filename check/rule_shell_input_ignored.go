@@ -12,7 +12,7 @@ var ruleShellInputIgnored = Rule{
 	on:       onShell | onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind == ast.KindShell && s.InputField != nil {
-			p.report(r, s, s.InputField.KeySpan, "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
+			p.report(r, s, s.InputField.KeySpan(), "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
 		}
 	},
 }
