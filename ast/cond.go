@@ -28,11 +28,11 @@ func (o LogicalOp) String() string {
 }
 
 // Logical is X && Y or X || Y; both are left-associative, && binds tighter.
+// Its span, from X's start to Y's end, is CondSpan.
 type Logical struct {
 	Op     LogicalOp
 	X, Y   Cond
 	OpSpan Span
-	Span   Span
 }
 
 // CompareOp is one of == != > <.
@@ -51,12 +51,12 @@ var compareNames = [...]string{"==", "!=", ">", "<"}
 // String returns the operator as written.
 func (o CompareOp) String() string { return compareNames[o] }
 
-// Compare is one comparison of two operands.
+// Compare is one comparison of two operands. Its span, from X's start to
+// Y's end, is CondSpan.
 type Compare struct {
 	Op     CompareOp
 	X, Y   Operand
 	OpSpan Span
-	Span   Span
 }
 
 // Operand is a *Ref or a *Literal.
@@ -72,11 +72,15 @@ type Literal struct {
 	Span  Span
 }
 
-// CondSpan implements Cond.
-func (c *Logical) CondSpan() Span { return c.Span }
+// CondSpan implements Cond: from X's start to Y's end.
+func (c *Logical) CondSpan() Span {
+	return Span{Start: c.X.CondSpan().Start, End: c.Y.CondSpan().End}
+}
 
-// CondSpan implements Cond.
-func (c *Compare) CondSpan() Span { return c.Span }
+// CondSpan implements Cond: from X's start to Y's end.
+func (c *Compare) CondSpan() Span {
+	return Span{Start: c.X.OperandSpan().Start, End: c.Y.OperandSpan().End}
+}
 
 // OperandSpan implements Operand.
 func (r *Ref) OperandSpan() Span { return r.Span }

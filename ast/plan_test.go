@@ -32,6 +32,19 @@ func TestValueSize(t *testing.T) {
 	}
 }
 
+// TestMemberSize: one Member per object member, its key's span kept as a
+// start and a length.
+func TestMemberSize(t *testing.T) {
+	if n := unsafe.Sizeof(ast.Member{}); n != 40 {
+		t.Fatalf("ast.Member is %d bytes, want 40", n)
+	}
+	var m ast.Member
+	sp := ast.Span{Start: ast.Pos{Offset: 10, Line: 2, Col: 5}, End: ast.Pos{Offset: 16, Line: 2, Col: 11}}
+	if m.SetKeySpan(sp); m.KeySpan() != sp {
+		t.Fatalf("KeySpan %v, want %v", m.KeySpan(), sp)
+	}
+}
+
 // TestValueRef: a String's reference shares the pointer of an Array's
 // elements and an Object's members; only a String has one.
 func TestValueRef(t *testing.T) {

@@ -101,11 +101,24 @@ func (v *Value) SetMembers(ms []*Member) {
 	}
 }
 
-// Member is one key/value pair of an object.
+// Member is one key/value pair of an object. A key lies on one line (JSON
+// strings hold no raw newline), so its span is kept as its start and its
+// length (KeySpan), 40 bytes a member instead of 48.
 type Member struct {
-	Key     string
-	KeySpan Span // covers the key's quotes
-	Value   *Value
+	Key      string
+	keyStart Pos
+	keyLen   int32
+	Value    *Value
+}
+
+// KeySpan is the span of the key, its quotes included.
+func (m *Member) KeySpan() Span {
+	return Span{Start: m.keyStart, End: m.keyStart.Add(m.keyLen)}
+}
+
+// SetKeySpan records the key's span, which must lie on one line.
+func (m *Member) SetKeySpan(sp Span) {
+	m.keyStart, m.keyLen = sp.Start, sp.End.Offset-sp.Start.Offset
 }
 
 // Get returns the member named key, or nil.

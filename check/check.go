@@ -77,6 +77,12 @@ type Rule struct {
 	// a step's AST is read from memory once, not once per rule; a rule
 	// reading Pass.Bad sees what the rules before it found for that step.
 	step func(p *Pass, r *Rule, i int, s *ast.Step)
+	// on is what a step must have for step to look at it (every feature of
+	// the mask; 0: every step): the rules that do more than a glance (the
+	// input walks, the shell line's, the condition's and the schemas')
+	// cost nothing on the steps without what they check. TestRuleOn and
+	// FuzzRuleOn hold that a rule finds nothing on the steps it skips.
+	on stepFeature
 	// graph marks a rule that needs every step's Bad and the resolved graph:
 	// its plan part runs after the pass over the steps.
 	graph bool
@@ -149,6 +155,12 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 // Check runs every rule over plan and returns the diagnostics sorted by
 // position. caps nil turns off the rules that need capabilities.
 func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
+	return check(plan, caps, false)
+}
+
+// check is Check; every runs each step rule on every step, whatever its
+// Rule.on (the tests compare the two).
+func check(plan *ast.Plan, caps *Capabilities, every bool) []Diagnostic {
 	if plan == nil {
 		return nil
 	}
@@ -171,8 +183,11 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	}
 	for i, s := range plan.Steps {
 		p.resolve(s)
+		f := featuresOf(s)
 		for _, r := range stepRules {
-			r.step(p, r, i, s)
+			if f&r.on == r.on || every {
+				r.step(p, r, i, s)
+			}
 		}
 	}
 	for i := range all {
@@ -182,4 +197,47 @@ func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
 	}
 	ast.SortDiagnostics(p.diags)
 	return p.diags
+}
+
+// stepFeature is a mask of what a step has, for Rule.on.
+type stepFeature uint16
+
+const (
+	onTool    stepFeature = 1 << iota // Kind is KindTool
+	onShell                           // Kind is KindShell
+	onCapsule                         // Kind is KindCapsule
+	onInput                           // an input field
+	onDeps                            // depends_on has a string entry
+	onRefs                            // a reference in input or if
+	onCond                            // an if that parsed (Cond)
+	onCondErr                         // an if that did not (CondErr)
+)
+
+// featuresOf returns what step s has.
+func featuresOf(s *ast.Step) stepFeature {
+	var f stepFeature
+	switch s.Kind {
+	case ast.KindTool:
+		f |= onTool
+	case ast.KindShell:
+		f |= onShell
+	case ast.KindCapsule:
+		f |= onCapsule
+	}
+	if s.InputField != nil {
+		f |= onInput
+	}
+	if len(s.DependsOn) > 0 {
+		f |= onDeps
+	}
+	if len(s.Refs) > 0 {
+		f |= onRefs
+	}
+	if s.Cond != nil {
+		f |= onCond
+	}
+	if s.CondErr != nil {
+		f |= onCondErr
+	}
+	return f
 }

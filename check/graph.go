@@ -4,81 +4,94 @@ import "github.com/planc/planc/ast"
 
 // graph is the plan's dependency graph over step indices, built once per
 // pass for the cycle and reachability rules. Only depends_on entries naming
-// a declared step are edges (an unknown one is unknown-dependency's).
+// a declared step are edges (an unknown one is unknown-dependency's). The
+// edge lists are stored one after another with their offsets (deps(i),
+// users(i)), not as a slice per step: a plan of n steps costs a few
+// allocations of int32s, no slice headers and nothing for the collector to
+// scan.
 type graph struct {
-	deps  [][]int32 // deps[i]: the steps step i depends on
-	users [][]int32 // users[i]: the steps that depend on step i
+	dep, depOff   []int32 // step i depends on dep[depOff[i]:depOff[i+1]]
+	user, userOff []int32 // step i is depended on by user[userOff[i]:userOff[i+1]]
 	// topo[i] is step i's index in a topological order, or -1 when the
 	// step lies on or behind a cycle.
 	topo []int32
 }
+
+// len is the number of steps.
+func (g *graph) len() int { return len(g.topo) }
+
+// deps returns the steps step i depends on.
+func (g *graph) deps(i int32) []int32 { return g.dep[g.depOff[i]:g.depOff[i+1]] }
+
+// users returns the steps that depend on step i, in plan order.
+func (g *graph) users(i int32) []int32 { return g.user[g.userOff[i]:g.userOff[i+1]] }
 
 func (p *Pass) graph() *graph {
 	if p.g != nil {
 		return p.g
 	}
 	n := len(p.Plan.Steps)
-	g := &graph{deps: make([][]int32, n), users: make([][]int32, n), topo: make([]int32, n)}
+	g := &graph{topo: make([]int32, n)}
 	// Steps are indexed by their position in p.Plan.Steps, which may differ
-	// from Step.Index when a steps element is not an object. An edge list
-	// is the step's resolved depends_on entries, or (when some entry names
-	// no step) a copy without those; users' lists are carved from one
-	// buffer sized by a first count. The graph costs a handful of
-	// allocations whatever its size, and reads no step.
-	nusers := make([]int32, n)
+	// from Step.Index when a steps element is not an object. The edges are
+	// the resolved depends_on entries (p.deps, p.depOff) themselves, or
+	// (when some entry names no step) a copy without those. The graph
+	// costs a handful of allocations whatever its size, and reads no step.
+	userOff := make([]int32, n+1)
 	total, unknown := 0, false
 	for _, j := range p.deps {
 		if j >= 0 {
-			nusers[j]++
+			userOff[j+1]++
 			total++
 		} else {
 			unknown = true
 		}
 	}
-	var dbuf []int32
+	g.dep, g.depOff = p.deps, p.depOff
 	if unknown {
-		dbuf = make([]int32, 0, total)
-	}
-	for i := range n {
-		d := p.depsOf(i)
-		if unknown {
-			start := len(dbuf)
-			for _, j := range d {
+		g.dep, g.depOff = make([]int32, 0, total), make([]int32, 1, n+1)
+		for _, j := range p.deps {
+			if j >= 0 {
+				g.dep = append(g.dep, j)
+			}
+		}
+		for i := range n {
+			g.depOff = append(g.depOff, g.depOff[i])
+			for _, j := range p.depsOf(i) {
 				if j >= 0 {
-					dbuf = append(dbuf, j)
+					g.depOff[i+1]++
 				}
 			}
-			d = dbuf[start:len(dbuf):len(dbuf)]
 		}
-		g.deps[i] = d[:len(d):len(d)]
 	}
-	ubuf := make([]int32, total)
-	for j := range nusers {
-		k := nusers[j]
-		g.users[j], ubuf = ubuf[:0:k], ubuf[k:]
+	for j := range n {
+		userOff[j+1] += userOff[j]
 	}
+	g.user, g.userOff = make([]int32, total), userOff
+	fill := make([]int32, n) // users of each step placed so far
 	for i := range n {
-		for _, j := range g.deps[i] {
-			g.users[j] = append(g.users[j], int32(i))
+		for _, j := range g.deps(int32(i)) {
+			g.user[userOff[j]+fill[j]] = int32(i)
+			fill[j]++
 		}
 	}
-	// Kahn's algorithm, in plan order, for the topological index.
-	indeg := make([]int32, n)
-	for i := range g.deps {
-		indeg[i] = int32(len(g.deps[i]))
+	// Kahn's algorithm, in plan order, for the topological index; fill
+	// becomes each step's count of dependencies not yet ordered.
+	for i := range n {
+		fill[i] = g.depOff[i+1] - g.depOff[i]
 	}
 	queue := make([]int32, 0, n)
-	for i := range indeg {
+	for i := range fill {
 		g.topo[i] = -1
-		if indeg[i] == 0 {
+		if fill[i] == 0 {
 			queue = append(queue, int32(i))
 		}
 	}
 	for k := 0; k < len(queue); k++ {
 		i := queue[k]
 		g.topo[i] = int32(k)
-		for _, u := range g.users[i] {
-			if indeg[u]--; indeg[u] == 0 {
+		for _, u := range g.users(i) {
+			if fill[u]--; fill[u] == 0 {
 				queue = append(queue, u)
 			}
 		}

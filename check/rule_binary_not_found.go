@@ -16,6 +16,7 @@ var ruleBinaryNotFound = Rule{
 	Doc:       "a shell step's binary is allowed but not found on PATH at check time, so the step would fail",
 	Example:   `{"id": "t", "shell": "cargo test"}`,
 	NeedsCaps: true,
+	on:        onShell,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindShell || p.Bad[s.Index] || p.Caps.Found == nil {
 			return

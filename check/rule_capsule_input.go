@@ -9,6 +9,7 @@ var ruleCapsuleInput = Rule{
 	Severity: ast.Error,
 	Doc:      `a capsule step's input is absent or not a string or {"objective": "<text>"} (S13)`,
 	Example:  `{"id": "w", "capsule": "worker", "input": {"task": "x"}}`,
+	on:       onCapsule,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		const fix = `write "input": "<task text>" or "input": {"objective": "<task text>"}`
 		if s.Kind != ast.KindCapsule {
@@ -16,7 +17,7 @@ var ruleCapsuleInput = Rule{
 		}
 		m := s.InputField
 		if m == nil {
-			p.report(r, s, s.TargetField.KeySpan, "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
+			p.report(r, s, s.TargetField.KeySpan(), "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
 			return
 		}
 		v := m.Value
@@ -36,7 +37,7 @@ var ruleCapsuleInput = Rule{
 				if sug != "" {
 					hint = " (a misspelt \"objective\"?)"
 				}
-				p.report(r, s, mm.KeySpan, sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
+				p.report(r, s, mm.KeySpan(), sug, "a capsule step's input object has only %q, not %q%s; %s", "objective", mm.Key, hint, fix)
 				break
 			}
 		}

@@ -24,6 +24,7 @@ var ruleCapsuleNotAllowed = Rule{
 			p.spawnBare = append(p.spawnBare, a[strings.LastIndexByte(a, '/')+1:])
 		}
 	},
+	on: onCapsule,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindCapsule {
 			return

@@ -20,6 +20,7 @@ var ruleComposeValues = Rule{
 	Severity: ast.Error,
 	Doc:      "a compose step's template does not parse, has a placeholder without a value, or a value it does not use",
 	Example:  `{"id": "c", "tool": "compose", "input": {"template": "tests: {status}", "values": {"state": "$t.status"}}}`,
+	on:       onTool | onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindTool || s.Target != "compose" || s.InputField == nil || s.InputField.Value.Kind != ast.Object {
 			return
@@ -62,7 +63,7 @@ var ruleComposeValues = Rule{
 			if sug != "" {
 				fix = fmt.Sprintf("did you mean placeholder {%s}? %s", sug, fix)
 			}
-			p.report(r, s, values[k].KeySpan, "", "compose: value %q is not used by the template; %s", k, fix)
+			p.report(r, s, values[k].KeySpan(), "", "compose: value %q is not used by the template; %s", k, fix)
 		}
 	},
 }

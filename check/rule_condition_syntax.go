@@ -10,6 +10,7 @@ var ruleConditionSyntax = Rule{
 	Severity: ast.Error,
 	Doc:      "an if condition does not parse (S10)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status == failed"}`,
+	on:       onCondErr,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if e := s.CondErr; e != nil {
 			p.Bad[s.Index] = true

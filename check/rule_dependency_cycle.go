@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ var ruleDependencyCycle = Rule{
 	graph:    true,
 	plan: func(p *Pass, r *Rule) {
 		g := p.graph()
+		if !slices.ContainsFunc(g.topo, func(t int32) bool { return t < 0 }) {
+			return // every step is ordered: no cycle
+		}
 		comp := sccs(g)
 		done := map[int32]bool{}
 		for i := range p.Plan.Steps {
@@ -55,7 +59,7 @@ var ruleDependencyCycle = Rule{
 // sccs labels each step with its strongly connected component (Tarjan's
 // algorithm, iterative so a 100,000-step chain needs no deep recursion).
 func sccs(g *graph) []int32 {
-	n := len(g.deps)
+	n := g.len()
 	index := make([]int32, n)
 	low := make([]int32, n)
 	comp := make([]int32, n)
@@ -80,8 +84,8 @@ func sccs(g *graph) []int32 {
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			v := f.v
-			if int(f.e) < len(g.deps[v]) {
-				w := g.deps[v][f.e]
+			if ds := g.deps(v); int(f.e) < len(ds) {
+				w := ds[f.e]
 				f.e++
 				if index[w] < 0 {
 					index[w], low[w] = next, next
@@ -125,7 +129,7 @@ func cycleFrom(g *graph, comp []int32, start int32) []int32 {
 	queue := []int32{start}
 	for k := 0; k < len(queue); k++ {
 		v := queue[k]
-		for _, w := range g.deps[v] {
+		for _, w := range g.deps(v) {
 			if comp[w] != c {
 				continue
 			}

@@ -9,6 +9,7 @@ var ruleDuplicateDependency = Rule{
 	Severity: ast.Warning,
 	Doc:      "depends_on names the same step twice",
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["a", "a"]}`,
+	on:       onDeps,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		deps := s.DependsOn
 		if len(deps) <= 16 {

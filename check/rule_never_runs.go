@@ -29,6 +29,7 @@ var ruleNeverRuns = Rule{
 	Severity: ast.Warning,
 	Doc:      "a condition can be true only when a dependency failed or was skipped, but that dependency stops the plan when it fails (S32)",
 	Example:  `{"id": "note", "tool": "notes", "depends_on": ["check"], "if": "$check.status == 'failed'"}`,
+	on:       onCond | onRefs,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		if p.Bad[s.Index] || s.Cond == nil {
 			return
@@ -55,12 +56,12 @@ var ruleNeverRuns = Rule{
 		budget := 1 << 20 // steps visited by the walks, for the whole plan
 		seen := make([]int32, len(p.Plan.Steps))
 		stamp := int32(0)
-		var queue []int32
+		var queue, targets []int32
 		// The candidates of one step are consecutive: collect each step's
 		// constrained targets, then judge its condition once.
 		for k := 0; k < len(p.neverCands); {
 			from := p.neverCands[k].from
-			var targets []int32
+			targets = targets[:0]
 			for ; k < len(p.neverCands) && p.neverCands[k].from == from; k++ {
 				c := p.neverCands[k]
 				if g.topo[from] < 0 || g.topo[c.target] < 0 {
@@ -71,7 +72,7 @@ var ruleNeverRuns = Rule{
 					stamp++
 					queue = append(queue[:0], from)
 					for q := 0; q < len(queue) && !dep && budget > 0; q++ {
-						for _, d := range g.deps[queue[q]] {
+						for _, d := range g.deps(queue[q]) {
 							budget--
 							if d == c.target {
 								dep = true
@@ -117,21 +118,23 @@ const maxNeverTargets = 8
 
 // judgeNeverRuns warns when s's condition can be true only if one of the
 // targets, its dependencies under on_error fail, failed or was skipped.
+// The statuses a target may be seen with are a set (statusSet), so
+// judging a condition allocates nothing until there is a warning to word.
 func (p *Pass) judgeNeverRuns(r *Rule, s *ast.Step, targets []int32) {
 	if len(targets) > maxNeverTargets {
 		return
 	}
-	ids := make([]string, len(targets))
-	can := make([][]string, len(targets)) // the statuses each can be seen with
-	all := make([][]string, len(targets))
+	var idBuf [maxNeverTargets]string
+	var canBuf, allBuf, domBuf [maxNeverTargets]statusSet
+	ids, can, all, dom := idBuf[:len(targets)], canBuf[:len(targets)], allBuf[:len(targets)], domBuf[:len(targets)]
 	for k, t := range targets {
 		ts := p.Plan.Steps[t]
 		ids[k] = ts.ID
-		can[k] = []string{"success"}
+		can[k] = statusSuccess // the statuses each can be seen with
 		if ts.Cond != nil {
-			can[k] = append(can[k], "skipped") // its own condition false
+			can[k] |= statusSkipped // its own condition false
 		}
-		all[k] = statuses[:]
+		all[k] = statusAll
 	}
 	if !condCanHold(s.Cond, ids, all) || condCanHold(s.Cond, ids, can) {
 		return
@@ -141,11 +144,11 @@ func (p *Pass) judgeNeverRuns(r *Rule, s *ast.Step, targets []int32) {
 	var blame []int
 	var failed, skipped bool
 	for k := range targets {
-		dom := append([][]string(nil), can...)
-		dom[k] = append(append([]string(nil), can[k]...), "failed")
+		copy(dom, can)
+		dom[k] = can[k] | statusFailed
 		f := condCanHold(s.Cond, ids, dom)
-		dom[k] = append(append([]string(nil), can[k]...), "skipped")
-		sk := !containsStr(can[k], "skipped") && condCanHold(s.Cond, ids, dom)
+		dom[k] = can[k] | statusSkipped
+		sk := can[k]&statusSkipped == 0 && condCanHold(s.Cond, ids, dom)
 		if f || sk {
 			blame = append(blame, k)
 			failed, skipped = failed || f, skipped || sk
@@ -158,7 +161,7 @@ func (p *Pass) judgeNeverRuns(r *Rule, s *ast.Step, targets []int32) {
 		failed = true
 		skipped = false
 		for k := range targets {
-			if !containsStr(can[k], "skipped") {
+			if can[k]&statusSkipped == 0 {
 				skipped = true
 			}
 		}
@@ -197,34 +200,39 @@ func (p *Pass) judgeNeverRuns(r *Rule, s *ast.Step, targets []int32) {
 	p.report(r, s, s.Cond.CondSpan(), "", "%s", msg)
 }
 
-func containsStr(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+// statusSet is a set of the statuses of S11: bit k is statuses[k].
+type statusSet uint8
+
+const (
+	statusSuccess statusSet = 1 << iota
+	statusFailed
+	statusSkipped
+	statusAll = statusSuccess | statusFailed | statusSkipped
+)
 
 // condCanHold reports whether cond may be true for some assignment of a
 // status from dom[k] to each step ids[k]; comparisons of anything else
 // may be true or false.
-func condCanHold(cond ast.Cond, ids []string, dom [][]string) bool {
-	assign := make([]string, len(ids))
-	var try func(k int) bool
-	try = func(k int) bool {
-		if k == len(ids) {
-			return evalTri(cond, ids, assign) != triFalse
-		}
-		for _, v := range dom[k] {
-			assign[k] = v
-			if try(k + 1) {
-				return true
-			}
-		}
-		return false
+func condCanHold(cond ast.Cond, ids []string, dom []statusSet) bool {
+	var assign [maxNeverTargets]string
+	return canHoldFrom(cond, ids, dom, assign[:len(ids)], 0)
+}
+
+// canHoldFrom tries every status of dom[k], then of the steps after k.
+func canHoldFrom(cond ast.Cond, ids []string, dom []statusSet, assign []string, k int) bool {
+	if k == len(ids) {
+		return evalTri(cond, ids, assign) != triFalse
 	}
-	return try(0)
+	for i, st := range statuses {
+		if dom[k]&(1<<i) == 0 {
+			continue
+		}
+		assign[k] = st
+		if canHoldFrom(cond, ids, dom, assign, k+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // tri is a truth value that may be unknown.

@@ -11,6 +11,7 @@ var ruleReferenceField = Rule{
 	Severity: ast.Error,
 	Doc:      "a reference reads a field other than output or status (S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$t.stdout"}}`,
+	on:       onRefs,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, ref := range s.Refs {
 			if ref.Field != ast.RefOther {

@@ -14,6 +14,7 @@ var ruleReferenceLikeText = Rule{
 	Severity: ast.Warning,
 	Doc:      "a string contains a reference-shaped word but is not exactly a reference, or names an id no reference can name, so it is not substituted (S4, S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "log: $t.output"}}`,
+	on:       onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.InputField == nil {
 			return

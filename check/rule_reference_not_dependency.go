@@ -21,6 +21,7 @@ var ruleReferenceNotDependency = Rule{
 	// The step part sets aside the references whose target is not a
 	// direct dependency, while the step is at hand; the plan part answers
 	// those from the graph once every step is resolved.
+	on: onRefs,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		if p.Bad[s.Index] {
 			return
@@ -66,7 +67,7 @@ var ruleReferenceNotDependency = Rule{
 			queue = append(queue[:0], t)
 			mark[t] = stamp
 			for k := 0; k < len(queue); k++ {
-				for _, u := range g.users[queue[k]] {
+				for _, u := range g.users(queue[k]) {
 					if mark[u] != stamp && g.topo[u] >= 0 && g.topo[u] <= limit {
 						mark[u] = stamp
 						queue = append(queue, u)

@@ -9,9 +9,10 @@ var ruleShellInputIgnored = Rule{
 	Severity: ast.Warning,
 	Doc:      "a shell step has input, which a shell step ignores (S14)",
 	Example:  `{"id": "t", "shell": "go test ./...", "input": {"pkg": "./..."}}`,
+	on:       onShell | onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind == ast.KindShell && s.InputField != nil {
-			p.report(r, s, s.InputField.KeySpan, "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
+			p.report(r, s, s.InputField.KeySpan(), "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
 		}
 	},
 }

@@ -18,6 +18,7 @@ var ruleShellNotAllowed = Rule{
 	Doc:       "a shell step's binary is not in capabilities.shell.allow (S14)",
 	Example:   `{"id": "t", "shell": "cargo test --quiet"}`,
 	NeedsCaps: true,
+	on:        onShell,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindShell || p.Bad[s.Index] {
 			return

@@ -20,6 +20,7 @@ var ruleShellOperator = Rule{
 	Severity: ast.Warning,
 	Doc:      "a shell command line has an unquoted pipe, list, & or redirection, which no shell reads (S14)",
 	Example:  `{"id": "n", "shell": "ls | wc -l"}`,
+	on:       onShell,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindShell || p.Bad[s.Index] || !strings.ContainsAny(s.Target, "|&;<>") {
 			return

@@ -13,6 +13,7 @@ var ruleShellSyntax = Rule{
 	Severity: ast.Error,
 	Doc:      "a shell command line is empty or cannot be split into words (S14)",
 	Example:  `{"id": "t", "shell": "bash -c 'go test"}`,
+	on:       onShell,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindShell {
 			return

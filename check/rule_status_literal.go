@@ -11,6 +11,7 @@ var ruleStatusLiteral = Rule{
 	Severity: ast.Warning,
 	Doc:      "a .status is compared with something other than success, failed, skipped (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status == 'succeeded'"}`,
+	on:       onCond,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, c := range p.stepCompares(s) {
 			ref, lit := refAndLiteral(c)

@@ -9,6 +9,7 @@ var ruleStatusOrdering = Rule{
 	Severity: ast.Warning,
 	Doc:      "> or < applied to a .status, which has no meaningful order (S11)",
 	Example:  `{"id": "n", "tool": "notes", "if": "$t.status > 'failed'"}`,
+	on:       onCond,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, c := range p.stepCompares(s) {
 			if c.Op != ast.OpGt && c.Op != ast.OpLt {

@@ -17,7 +17,7 @@ var ruleNoStepKind = Rule{
 		}
 		sp := s.Span
 		if s.IDField != nil {
-			sp = s.IDField.KeySpan
+			sp = s.IDField.KeySpan()
 		}
 		p.Bad[s.Index] = true
 		p.report(r, s, sp, "", "%s declares none of \"tool\", \"shell\", \"capsule\"; add exactly one, e.g. \"tool\": \"notes\"", stepName(s))
@@ -40,6 +40,6 @@ var ruleSeveralStepKinds = Rule{
 			names[i] = m.Key
 		}
 		p.Bad[s.Index] = true
-		p.report(r, s, s.Kinds[1].KeySpan, "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), ast.QuoteList(names, ""))
+		p.report(r, s, s.Kinds[1].KeySpan(), "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), ast.QuoteList(names, ""))
 	},
 }

@@ -13,6 +13,7 @@ var ruleSubmitPlanTool = Rule{
 	Severity: ast.Error,
 	Doc:      "a tool step names submit-plan: a plan cannot submit a plan (S16)",
 	Example:  `{"id": "p", "tool": "submit-plan", "input": {}}`,
+	on:       onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind == ast.KindTool && s.Target == SubmitPlan {
 			p.report(r, s, s.TargetField.Value.Span, "", "%s calls %q: a plan cannot submit a plan; put the inner plan's steps into this plan", stepName(s), SubmitPlan)

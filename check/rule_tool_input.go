@@ -24,6 +24,7 @@ var ruleToolInput = Rule{
 	Example:   `{"id": "w", "tool": "write-file", "input": {"file": "x", "text": "y"}}`,
 	NeedsCaps: true,
 	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps, len(p.Plan.Steps)) },
+	on:        onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
 			return
@@ -135,7 +136,7 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 			}
 			msg = fmt.Sprintf("the step has no input, and the tool needs %s; add \"input\": %s", ast.QuoteList(f.keys, ""), shape)
 		}
-		p.report(r, s, s.TargetField.KeySpan, "", "tool %q: %s", tool, msg)
+		p.report(r, s, s.TargetField.KeySpan(), "", "tool %q: %s", tool, msg)
 		return
 	}
 	v := locate(root, f.loc)
@@ -151,7 +152,7 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 			one.keys = []string{key}
 			sp := v.Span
 			if m := v.Get(key); m != nil {
-				sp = m.KeySpan
+				sp = m.KeySpan()
 			}
 			p.report(r, s, sp, cmpOr(ast.Suggest(key, f.known), f.guess), "tool %q: %s", tool, one.message())
 		}

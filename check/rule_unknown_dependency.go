@@ -13,6 +13,7 @@ var ruleUnknownDependency = Rule{
 	Severity: ast.Error,
 	Doc:      "a depends_on entry names a step the plan does not declare",
 	Example:  `{"id": "b", "tool": "notes", "depends_on": ["biuld"]}`,
+	on:       onDeps,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		for k, d := range s.DependsOn {
 			if p.depsOf(i)[k] >= 0 {

@@ -27,7 +27,7 @@ var ruleUnknownField = Rule{
 				} else if s == "" {
 					extra = "; a plan has only \"id\" and \"steps\""
 				}
-				p.report(r, nil, m.KeySpan, s, "unknown field %q in the plan%s", m.Key, extra)
+				p.report(r, nil, m.KeySpan(), s, "unknown field %q in the plan%s", m.Key, extra)
 			}
 		}
 	},
@@ -41,7 +41,7 @@ var ruleUnknownField = Rule{
 			if s == "" {
 				extra = "; a step has id, tool, shell, capsule, input, depends_on, if, on_error, retries"
 			}
-			p.report(r, st, m.KeySpan, s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
+			p.report(r, st, m.KeySpan(), s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
 		}
 	},
 }

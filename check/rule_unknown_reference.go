@@ -14,6 +14,7 @@ var ruleUnknownReference = Rule{
 	Severity: ast.Error,
 	Doc:      "a $<id> reference names a step the plan does not declare (S6)",
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "$tset.output"}}`,
+	on:       onRefs,
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		for k, ref := range s.Refs {
 			if p.refsOf(i)[k] >= 0 {

@@ -22,6 +22,7 @@ var ruleUnknownTool = Rule{
 		p.tools = append(p.tools[:0], p.Caps.Tools...)
 		slices.Sort(p.tools)
 	},
+	on: onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if p.Caps.ToolsPending {
 			return // the MCP servers' tools are not known yet

@@ -124,8 +124,7 @@ func fastCond(text string, src CondSource, n *nodes) (ast.Cond, bool) {
 			return nil, false
 		}
 		c := n.compare()
-		*c = ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e),
-			Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}}
+		*c = ast.Compare{Op: op, X: x, Y: y, OpSpan: src.Span(s, e)}
 		and = logical(n, ast.OpAnd, and, c, andOp)
 		s = lexer.SkipCondSpace(text, i2)
 		_, e = lexer.ScanCond(text, s)
@@ -169,8 +168,7 @@ func logical(n *nodes, op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) ast.Con
 		return y
 	}
 	l := n.logical()
-	*l = ast.Logical{Op: op, X: x, Y: y, OpSpan: opSpan,
-		Span: ast.Span{Start: x.CondSpan().Start, End: y.CondSpan().End}}
+	*l = ast.Logical{Op: op, X: x, Y: y, OpSpan: opSpan}
 	return l
 }
 
@@ -295,8 +293,7 @@ func (b *condBuilder) cmp(n *condCmp) ast.Cond {
 		return nil
 	}
 	op, _ := compareOp(t.Op.Value)
-	return &ast.Compare{Op: op, X: x, Y: y, OpSpan: b.tokSpan(&t.Op),
-		Span: ast.Span{Start: x.OperandSpan().Start, End: y.OperandSpan().End}}
+	return &ast.Compare{Op: op, X: x, Y: y, OpSpan: b.tokSpan(&t.Op)}
 }
 
 // operand converts a token that must be a reference or a literal.

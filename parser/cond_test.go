@@ -99,14 +99,14 @@ func TestParseCondExact(t *testing.T) {
 	refLint := ifRef("lint", "output", ast.RefOutput, s(29, 41), s(30, 34), s(35, 41))
 	refX := ifRef("x", "foo", ast.RefOther, s(59, 65), s(60, 61), s(62, 65))
 	cmp1 := &ast.Compare{Op: ast.OpEq, X: refCheck, Y: &ast.Literal{Value: "failed", Quote: '\'', Span: s(17, 25)},
-		OpSpan: s(14, 16), Span: s(0, 25)}
+		OpSpan: s(14, 16)}
 	cmp2 := &ast.Compare{Op: ast.OpNe, X: refLint, Y: &ast.Literal{Value: "ok", Quote: '"', Span: s(45, 49)},
-		OpSpan: s(42, 44), Span: s(29, 49)}
+		OpSpan: s(42, 44)}
 	cmp3 := &ast.Compare{Op: ast.OpLt, X: &ast.Literal{Value: "a", Quote: '\'', Span: s(53, 56)}, Y: refX,
-		OpSpan: s(57, 58), Span: s(53, 65)}
+		OpSpan: s(57, 58)}
 	want := &ast.Logical{Op: ast.OpOr, X: cmp1,
-		Y:      &ast.Logical{Op: ast.OpAnd, X: cmp2, Y: cmp3, OpSpan: s(50, 52), Span: s(29, 65)},
-		OpSpan: s(26, 28), Span: s(0, 65)}
+		Y:      &ast.Logical{Op: ast.OpAnd, X: cmp2, Y: cmp3, OpSpan: s(50, 52)},
+		OpSpan: s(26, 28)}
 	got, err := ParseCond(text, src)
 	if err != nil {
 		t.Fatalf("ParseCond: %s", err.Message)
@@ -114,8 +114,19 @@ func TestParseCondExact(t *testing.T) {
 	if diff := cmp.Diff(ast.Cond(want), got, refParts); diff != "" {
 		t.Errorf("ParseCond (-want +got):\n%s", diff)
 	}
-	if got := want.Span.Start; got != (ast.Pos{Offset: 100, Line: 3, Col: 12}) {
+	if got := want.CondSpan().Start; got != (ast.Pos{Offset: 100, Line: 3, Col: 12}) {
 		t.Errorf("start = %+v", got)
+	}
+	// Each node's span, from its first operand's start to its last's end.
+	gl := got.(*ast.Logical)
+	gr := gl.Y.(*ast.Logical)
+	for _, c := range []struct {
+		node ast.Cond
+		want ast.Span
+	}{{gl, s(0, 65)}, {gl.X, s(0, 25)}, {gr, s(29, 65)}, {gr.X, s(29, 49)}, {gr.Y, s(53, 65)}} {
+		if sp := c.node.CondSpan(); sp != c.want {
+			t.Errorf("%s: span %v, want %v", ast.FormatCond(c.node), sp, c.want)
+		}
 	}
 	if diff := cmp.Diff([]*ast.Ref{refCheck, refLint, refX}, ast.CondRefs(nil, got), refParts); diff != "" {
 		t.Errorf("CondRefs (-want +got):\n%s", diff)

@@ -322,10 +322,11 @@ func (p *scanner) object() *ast.Value {
 		}
 		if dup := lookup(p.memStack[base:], &seen, key); dup != nil {
 			p.diags = append(p.diags, ast.Diagnostic{Span: keySpan, Severity: ast.Error, Code: CodeDuplicateKey,
-				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, dup.KeySpan.Start)})
+				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, dup.KeySpan().Start)})
 		} else {
 			m := p.newMember()
-			m.Key, m.KeySpan, m.Value = key, keySpan, val
+			m.Key, m.Value = key, val
+			m.SetKeySpan(keySpan)
 			p.memStack = append(p.memStack, m)
 			if seen != nil {
 				seen[key] = m

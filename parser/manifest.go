@@ -148,18 +148,18 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 			path = fmt.Sprintf("tools.mcp[%q]", s.Key)
 		}
 		if s.Key == "" {
-			p.report(CodeManifestBadValue, s.KeySpan, "", "tools.mcp has a server with an empty name; name it, as in %q", "fs")
+			p.report(CodeManifestBadValue, s.KeySpan(), "", "tools.mcp has a server with an empty name; name it, as in %q", "fs")
 			continue
 		}
 		if !p.want(s.Value, ast.Object, path, "an object", fmt.Sprintf(`write %q: {"command": ["<binary>", "<argument>"]}`, s.Key)) {
 			continue
 		}
-		srv := ast.MCPServer{Name: s.Key, NameSpan: s.KeySpan, Span: s.Value.Span}
+		srv := ast.MCPServer{Name: s.Key, NameSpan: s.KeySpan(), Span: s.Value.Span}
 		sf := p.fields(s.Value, path, []string{"command", "env"})
 		if c := sf["command"]; c != nil {
 			srv.Command, srv.CommandSpan = p.command(c, path+".command")
 		} else {
-			p.report(CodeManifestMissingField, s.KeySpan, "", "%s has no %q; add \"command\": [\"<binary>\", \"<argument>\"]", path, "command")
+			p.report(CodeManifestMissingField, s.KeySpan(), "", "%s has no %q; add \"command\": [\"<binary>\", \"<argument>\"]", path, "command")
 		}
 		srv.Env, srv.EnvSpan = p.env(sf["env"], path+".env")
 		if srv.Command != nil {
@@ -207,10 +207,10 @@ func (p *manifestParser) entrypoint(f map[string]*ast.Member, obj *ast.Value) *a
 	e.Command, e.CommandSpan = p.command(cm, "entrypoint.command")
 	if pl != nil && cm != nil {
 		later := cm
-		if pl.KeySpan.Start.Offset > cm.KeySpan.Start.Offset {
+		if pl.KeySpan().Start.Offset > cm.KeySpan().Start.Offset {
 			later = pl
 		}
-		p.report(CodeManifestBadValue, later.KeySpan, "", "entrypoint has both %q and %q; keep one", "plan", "command")
+		p.report(CodeManifestBadValue, later.KeySpan(), "", "entrypoint has both %q and %q; keep one", "plan", "command")
 		return &ast.Entrypoint{Span: obj.Span}
 	}
 	return e
@@ -246,11 +246,11 @@ func (p *manifestParser) fields(obj *ast.Value, path string, known []string) map
 		s := ast.Suggest(m.Key, known)
 		switch home := misplaced(m.Key); {
 		case s != "":
-			p.report(CodeManifestUnknownField, m.KeySpan, s, "unknown field %q in %s; did you mean %q?", m.Key, where, s)
+			p.report(CodeManifestUnknownField, m.KeySpan(), s, "unknown field %q in %s; did you mean %q?", m.Key, where, s)
 		case home != "" && (path == "" || path == "capabilities") && home != path:
-			p.report(CodeManifestUnknownField, m.KeySpan, "", "unknown field %q in %s; it belongs in %s, move it there", m.Key, where, home)
+			p.report(CodeManifestUnknownField, m.KeySpan(), "", "unknown field %q in %s; it belongs in %s, move it there", m.Key, where, home)
 		default:
-			p.report(CodeManifestUnknownField, m.KeySpan, "", "unknown field %q in %s; %s has only %s", m.Key, where, what, ast.QuoteList(known, "and"))
+			p.report(CodeManifestUnknownField, m.KeySpan(), "", "unknown field %q in %s; %s has only %s", m.Key, where, what, ast.QuoteList(known, "and"))
 		}
 	}
 	return f

@@ -159,7 +159,7 @@ func (p *manifestParser) env(m *ast.Member, path string) ([]ast.EnvVar, ast.Span
 			if sugg != "" {
 				fix = fmt.Sprintf("write it as %q", sugg)
 			}
-			p.report(CodeManifestBadValue, v.KeySpan, sugg, "%s has the variable %q, whose name is not a variable name; %s", path, v.Key, fix)
+			p.report(CodeManifestBadValue, v.KeySpan(), sugg, "%s has the variable %q, whose name is not a variable name; %s", path, v.Key, fix)
 			continue
 		}
 		vp := path + "." + v.Key
@@ -186,7 +186,7 @@ func (p *manifestParser) env(m *ast.Member, path string) ([]ast.EnvVar, ast.Span
 			p.report(CodeManifestBadValue, v.Value.Span, "", "%s holds a NUL byte, which no environment can hold; remove it", vp)
 			continue
 		}
-		out = append(out, ast.EnvVar{Name: v.Key, NameSpan: v.KeySpan, Value: v.Value.Str, ValueSpan: v.Value.Span})
+		out = append(out, ast.EnvVar{Name: v.Key, NameSpan: v.KeySpan(), Value: v.Value.Str, ValueSpan: v.Value.Span})
 	}
 	return out, m.Value.Span
 }

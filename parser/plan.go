@@ -36,7 +36,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 		plan.StepsField = m
 		if m.Value.Kind == ast.Array {
 			if lim.MaxSteps > 0 && len(m.Value.Elems()) > lim.MaxSteps {
-				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan, Severity: ast.Error, Code: CodeTooManySteps,
+				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan(), Severity: ast.Error, Code: CodeTooManySteps,
 					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems()), lim.MaxSteps)})
 				return nil, p.diags
 			}
