@@ -78,7 +78,8 @@ type ChildConfig struct {
 	// ManifestSrc, when not nil, holds the manifest's bytes as the
 	// launcher read them beneath the roost at spawn: the child parses
 	// those and does not read Manifest, which a step could have changed
-	// since.
+	// since. A header block of the spawn's pins may come first (Pin):
+	// the child checks them and runs what they led to.
 	ManifestSrc io.Reader
 	// SessionDir is the sub-capsule's session directory: delegations/<id>/
 	// in its parent's session.
