@@ -293,3 +293,36 @@ func IsPlanArg(arg string) bool {
 	}
 	return strings.HasSuffix(arg, ".json")
 }
+
+// CheckPaths checks the plans paths name (PlanFiles: a directory stands
+// for its plan files; StdinName is stdin) against the capsule, with its
+// MCP servers' tools when a plan needs them (EnvFor): planc check. It
+// returns the manifest's diagnostics and every plan's, unsorted, and the
+// inputs that could not be read, each a line; err is non-nil only when
+// the MCP servers could not be listed (a line per problem).
+func (p *Project) CheckPaths(ctx context.Context, stdin io.Reader, paths []string) (ds []diag.Diagnostic, failures []string, err error) {
+	files, bad := PlanFiles(paths)
+	for _, err := range bad {
+		failures = append(failures, err.Error())
+	}
+	var plans []*diag.File
+	var srcs [][]byte
+	for _, path := range files {
+		f, err := ReadPlan(stdin, path)
+		if err != nil {
+			failures = append(failures, err.Error())
+			continue
+		}
+		plans, srcs = append(plans, f), append(srcs, f.Src)
+	}
+	env, err := p.EnvFor(ctx, srcs...)
+	if err != nil {
+		return nil, failures, err
+	}
+	ds = p.Diags
+	for _, f := range plans {
+		_, fds := env.LoadFile(f)
+		ds = append(ds, fds...)
+	}
+	return ds, failures, nil
+}
