@@ -167,8 +167,8 @@ func runRun(e *env, c *command, args []string) int {
 		// The manifest's paths were found from here, not from workDir.
 		env = capsule.RunEnv(env.Manifest(), true)
 	}
-	var roostCfg host.Config
-	if !e.k8sRoost(c, *roost, &roostCfg) {
+	cfg := host.Config{Env: env, WorkDir: workDir, MaxParallel: *pf.maxParallel, ShellTimeout: *pf.shellTimeout}
+	if !e.k8sRoost(c, *roost, &cfg) {
 		return exitUsage
 	}
 	if *rf.resume {
@@ -176,14 +176,7 @@ func runRun(e *env, c *command, args []string) int {
 		if len(paths) == 1 {
 			sessionArg = paths[0]
 		}
-		return e.resume(c, view, sessionArg, *rf.plan, host.Config{
-			WorkDir:      workDir,
-			Env:          env,
-			Roost:        roostCfg.Roost,
-			Spawner:      roostCfg.Spawner,
-			MaxParallel:  *pf.maxParallel,
-			ShellTimeout: *pf.shellTimeout,
-		})
+		return e.resume(c, view, sessionArg, *rf.plan, cfg)
 	}
 	src, err := capenv.ReadPlan(e.stdin, paths[0])
 	if err != nil {
@@ -221,16 +214,7 @@ func runRun(e *env, c *command, args []string) int {
 		return e.writeOut(out.Bytes())
 	}
 
-	cfg := host.Config{
-		Plan:         plan,
-		Env:          env,
-		WorkDir:      workDir,
-		SessionDir:   *session,
-		Roost:        roostCfg.Roost,
-		Spawner:      roostCfg.Spawner,
-		MaxParallel:  *pf.maxParallel,
-		ShellTimeout: *pf.shellTimeout,
-	}
+	cfg.Plan, cfg.SessionDir = plan, *session
 	return e.runPlan(src, view, &cfg)
 }
 
