@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
@@ -325,4 +326,29 @@ func (p *Project) CheckPaths(ctx context.Context, stdin io.Reader, paths []strin
 		ds = append(ds, fds...)
 	}
 	return ds, failures, nil
+}
+
+// MCPError is why the MCP servers' tools could not be listed, a line per
+// problem.
+type MCPError struct{ Err error }
+
+func (e *MCPError) Error() string { return e.Err.Error() }
+func (e *MCPError) Unwrap() error { return e.Err }
+
+// CheckFile reads the plan at path (ReadPlan) and checks it against the
+// capsule, with its MCP servers' tools when it needs them (EnvFor): the
+// plan, nil when refused, and the manifest's diagnostics with the plan's,
+// unsorted. err is the plan's file that could not be read, or an
+// *MCPError.
+func (p *Project) CheckFile(ctx context.Context, stdin io.Reader, path string) (*check.Plan, []diag.Diagnostic, error) {
+	f, err := ReadPlan(stdin, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := p.EnvFor(ctx, f.Src)
+	if err != nil {
+		return nil, nil, &MCPError{err}
+	}
+	plan, ds := env.LoadFile(f)
+	return plan, append(p.Diags, ds...), nil
 }

@@ -2,6 +2,7 @@ package capenv
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +74,27 @@ func TestCheckPaths(t *testing.T) {
 	}
 	if len(ds) == 0 || ds[0].File == nil || ds[0].File.Name != filepath.Join(dir, "a.json") {
 		t.Errorf("diagnostics: %+v", ds)
+	}
+}
+
+// TestCheckFile: a plan is checked against the capsule; a refused one
+// gives its diagnostics and no plan; an unreadable one is the error.
+func TestCheckFile(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good.json"), filepath.Join(dir, "bad.json")
+	os.WriteFile(good, []byte(`{"id": "p", "steps": [{"id": "s", "tool": "notes", "input": {"body": "x"}}]}`), 0o644)
+	os.WriteFile(bad, []byte(`{"id": "p", "steps": [{"id": "s", "tool": "nope", "input": {}}]}`), 0o644)
+	p := &Project{Env: Default()}
+	if plan, ds, err := p.CheckFile(context.Background(), nil, good); plan == nil || len(ds) != 0 || err != nil {
+		t.Errorf("a good plan: %v %v %v", plan, ds, err)
+	}
+	if plan, ds, err := p.CheckFile(context.Background(), nil, bad); plan != nil || len(ds) == 0 || err != nil {
+		t.Errorf("a refused plan: %v %v %v", plan, ds, err)
+	}
+	if _, _, err := p.CheckFile(context.Background(), nil, filepath.Join(dir, "none.json")); err == nil {
+		t.Error("an unreadable plan: no error")
+	}
+	if err := (&MCPError{os.ErrClosed}); err.Error() != os.ErrClosed.Error() || !errors.Is(err, os.ErrClosed) {
+		t.Errorf("MCPError: %v", err)
 	}
 }
