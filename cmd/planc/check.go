@@ -89,33 +89,15 @@ func runCheck(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	e.sayCapsule("check", capsule, *verbose)
-	all := capsule.Diags
 	capsule.Refresh = *refresh
-	var failures []string
-	var files []*diag.File
-	var srcs [][]byte
-	paths, bad := capenv.PlanFiles(paths)
-	for _, err := range bad {
-		failures = append(failures, err.Error())
-		fmt.Fprintf(e.stderr, "planc check: %v\n", err)
+	ctx, stop := interruptible()
+	defer stop()
+	all, failures, err := capsule.CheckPaths(ctx, e.stdin, paths)
+	for _, f := range failures {
+		fmt.Fprintf(e.stderr, "planc check: %s\n", f)
 	}
-	for _, p := range paths {
-		f, err := capenv.ReadPlan(e.stdin, p)
-		if err != nil {
-			failures = append(failures, err.Error())
-			fmt.Fprintf(e.stderr, "planc check: %v\n", err)
-			continue
-		}
-		files = append(files, f)
-		srcs = append(srcs, f.Src)
-	}
-	env, err := envFor(capsule, srcs...)
 	if err != nil {
 		return e.mcpFailed("check", err)
-	}
-	for _, f := range files {
-		_, ds := env.LoadFile(f)
-		all = append(all, ds...)
 	}
 	diag.Sort(all)
 	if err := e.writeDiags(format.Value, all, failures); err != nil {

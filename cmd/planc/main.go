@@ -96,11 +96,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := lookup(name)
 	if c == nil {
-		msg := fmt.Sprintf("planc: unknown command %q", name)
+		msg := "planc: " + unknownCommand(name)
 		if strings.HasPrefix(name, "-") {
 			msg = fmt.Sprintf("planc: unknown flag %s; flags go after the command, as in planc check --werror plan.json", name)
-		} else if s := ast.Suggest(name, commandNames()); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		fmt.Fprintln(stderr, msg)
 		fmt.Fprintln(stderr, listCommands)
@@ -123,11 +121,7 @@ func help(e *env, args []string) int {
 	case 1:
 		c := lookup(args[0])
 		if c == nil {
-			msg := fmt.Sprintf("planc help: unknown command %q", args[0])
-			if s := ast.Suggest(args[0], commandNames()); s != "" {
-				msg += fmt.Sprintf("; did you mean %q?", s)
-			}
-			fmt.Fprintln(e.stderr, msg)
+			fmt.Fprintln(e.stderr, "planc help: "+unknownCommand(args[0]))
 			fmt.Fprintln(e.stderr, listCommands)
 			return exitUsage
 		}
@@ -140,13 +134,17 @@ func help(e *env, args []string) int {
 	}
 }
 
-// commandNames returns the names of every subcommand.
-func commandNames() []string {
+// unknownCommand says that name is no command, and which it may mean.
+func unknownCommand(name string) string {
 	var names []string
 	for _, c := range commands() {
 		names = append(names, c.name)
 	}
-	return names
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := ast.Suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
 }
 
 // writeUsage prints the top-level usage text.

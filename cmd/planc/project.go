@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -78,17 +79,15 @@ func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Pro
 	if !ok {
 		return nil, exitUsage
 	}
-	f, err := capenv.ReadPlan(e.stdin, path)
-	if err != nil {
+	ctx, stop := interruptible()
+	defer stop()
+	plan, all, err := c.CheckFile(ctx, e.stdin, path)
+	if me, ok := errors.AsType[*capenv.MCPError](err); ok {
+		return nil, e.mcpFailed(cmd, me.Err)
+	} else if err != nil {
 		fmt.Fprintf(e.stderr, "planc %s: %v\n", cmd, err)
 		return nil, exitUsage
 	}
-	env, err := envFor(c, f.Src)
-	if err != nil {
-		return nil, e.mcpFailed(cmd, err)
-	}
-	plan, ds := env.LoadFile(f)
-	all := append(c.Diags, ds...)
 	diag.Sort(all)
 	if len(all) > 0 {
 		if err := diag.WriteText(e.stderr, all); err != nil {

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/planc/planc/ast"
@@ -16,6 +14,7 @@ import (
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/interrupt"
 	"github.com/planc/planc/internal/progress"
 	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/ir"
@@ -103,7 +102,7 @@ before any step ran (or a usage error), 3 it was cancelled
 
 // runRun implements planc run.
 func runRun(e *env, c *command, args []string) int {
-	surviveBrokenPipe()
+	interrupt.SurviveBrokenPipe()
 	fs := newFlagSet(c)
 	capsuleFlag := fs.String("capsule", "", "")
 	verbose := fs.Bool("verbose", false, "")
@@ -121,7 +120,7 @@ func runRun(e *env, c *command, args []string) int {
 	switch {
 	case !ok:
 		return status
-	case progressValueApart(args, paths):
+	case progress.ValueApart(args, paths):
 		return e.usageError(c, "--progress takes its mode after \"=\", as in --progress=%s", paths[0])
 	case rf.problem(fs, paths, *dryRun) != "":
 		return e.usageError(c, "%s", rf.problem(fs, paths, *dryRun))
@@ -168,19 +167,16 @@ func runRun(e *env, c *command, args []string) int {
 		// The manifest's paths were found from here, not from workDir.
 		env = capsule.RunEnv(env.Manifest(), true)
 	}
-	var roostCfg host.Config
-	if !e.k8sRoost(c, *roost, &roostCfg) {
+	cfg := host.Config{Env: env, WorkDir: workDir, MaxParallel: *pf.maxParallel, ShellTimeout: *pf.shellTimeout}
+	if !e.k8sRoost(c, *roost, &cfg) {
 		return exitUsage
 	}
 	if *rf.resume {
-		return e.resume(c, view, rf.target(paths, *session), host.Config{
-			WorkDir:      workDir,
-			Env:          env,
-			Roost:        roostCfg.Roost,
-			Spawner:      roostCfg.Spawner,
-			MaxParallel:  *pf.maxParallel,
-			ShellTimeout: *pf.shellTimeout,
-		})
+		sessionArg := *session
+		if len(paths) == 1 {
+			sessionArg = paths[0]
+		}
+		return e.resume(c, view, sessionArg, *rf.plan, cfg)
 	}
 	src, err := capenv.ReadPlan(e.stdin, paths[0])
 	if err != nil {
@@ -218,16 +214,7 @@ func runRun(e *env, c *command, args []string) int {
 		return e.writeOut(out.Bytes())
 	}
 
-	cfg := host.Config{
-		Plan:         plan,
-		Env:          env,
-		WorkDir:      workDir,
-		SessionDir:   *session,
-		Roost:        roostCfg.Roost,
-		Spawner:      roostCfg.Spawner,
-		MaxParallel:  *pf.maxParallel,
-		ShellTimeout: *pf.shellTimeout,
-	}
+	cfg.Plan, cfg.SessionDir = plan, *session
 	return e.runPlan(src, view, &cfg)
 }
 
@@ -240,17 +227,9 @@ func (e *env) runPlan(src *diag.File, view progress.View, cfg *host.Config) int 
 		cfg.Observe = view.Observe
 		cfg.Notice = func(s string) { view.Note("planc run: " + s) }
 	}
-	res, err := runWithSignals(e, cfg)
-	if re, ok := errors.AsType[*host.RefusedError](err); ok {
-		refused(view, re.Error())
-	}
-	return e.finishRun(src, res, err)
-}
-
-// runWithSignals runs the plan with SIGINT and SIGTERM wired to it: the
-// first cancels the plan (S22), a second ends it at once, killing the
-// scope; if the plan has not wound down abortGrace later, planc exits 3.
-func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
+	// SIGINT or SIGTERM cancels the plan (S22), a second ends it at once,
+	// killing the scope; if it has not wound down abortGrace later, planc
+	// exits 3.
 	abort := make(chan struct{})
 	cfg.Abort = abort
 	type outcome struct {
@@ -261,7 +240,11 @@ func runWithSignals(e *env, cfg *host.Config) (*host.Result, error) {
 		res, err := host.Run(ctx, *cfg)
 		return outcome{res, err}
 	})
-	return o.res, o.err
+	res, err := o.res, o.err
+	if re, ok := errors.AsType[*host.RefusedError](err); ok {
+		refused(view, re.Error())
+	}
+	return e.finishRun(src, res, err)
 }
 
 // finishRun prints the outcome of host.Run and returns the exit status:
@@ -285,7 +268,7 @@ func (e *env) finishRun(src *diag.File, res *host.Result, err error) int {
 	if werr == nil {
 		_, werr = termtext.JSONForTerminal(e.stdout).Write(b)
 	}
-	if werr != nil && !brokenPipe(werr) {
+	if werr != nil && !interrupt.BrokenPipe(werr) {
 		return e.writeFailed(werr)
 	} // a reader gone away: the report is kept in the session all the same
 	if !res.Report.Completed {
@@ -320,19 +303,4 @@ func countErrors(ds []diag.Diagnostic) string {
 		return "1 error"
 	}
 	return fmt.Sprintf("%d errors", n)
-}
-
-// progressValueApart reports whether args gave --progress's mode as a
-// word of its own (--progress lines), which the flag package reads as a
-// bare --progress and a plan named lines.
-func progressValueApart(args, paths []string) bool {
-	if len(paths) == 0 || !slices.Contains(progress.Modes, paths[0]) {
-		return false
-	}
-	for i := 1; i < len(args); i++ {
-		if args[i] == paths[0] && strings.TrimLeft(args[i-1], "-") == "progress" {
-			return true
-		}
-	}
-	return false
 }

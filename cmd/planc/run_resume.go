@@ -51,34 +51,18 @@ func (f resumeFlags) problem(fs *flag.FlagSet, pos []string, dryRun bool) string
 	return ""
 }
 
-// resumeTarget is what --resume was asked to redrive: a session ("" for
-// the newest) and a plan (0 for the session's last).
-type resumeTarget struct {
-	session string
-	plan    int
-}
-
-// target returns the redrive asked for by the positional arguments and
-// --session (problem has checked them).
-func (f resumeFlags) target(pos []string, sessionFlag string) resumeTarget {
-	t := resumeTarget{session: sessionFlag, plan: *f.plan}
-	if len(pos) == 1 {
-		t.session = pos[0]
-	}
-	return t
-}
-
-// resume redrives plan t.plan of session t.session with cfg (planc run
-// --resume): it finds the session and the plan, says on standard error
-// which it resumes, and runs it as planc run runs a plan.
-func (e *env) resume(c *command, view progress.View, t resumeTarget, cfg host.Config) int {
+// resume redrives plan (0: the last) of session sessionArg ("": the
+// newest) with cfg (planc run --resume): it finds the session and the
+// plan, says on standard error which it resumes, and runs it as planc run
+// runs a plan.
+func (e *env) resume(c *command, view progress.View, sessionArg string, plan int, cfg host.Config) int {
 	fail := func(format string, args ...any) int {
 		msg := fmt.Sprintf(format, args...)
 		fmt.Fprintf(e.stderr, "planc %s: %s\n", c.name, msg)
 		refused(view, msg)
 		return exitUsage
 	}
-	dir, n, err := host.FindRedrive(cfg.WorkDir, t.session, t.plan)
+	dir, n, err := host.FindRedrive(cfg.WorkDir, sessionArg, plan)
 	if err != nil {
 		return fail("%v", err)
 	}

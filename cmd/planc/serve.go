@@ -105,25 +105,19 @@ func runServe(e *env, c *command, args []string) int {
 	if err := srv.SubmitRefusal(); err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: no submit-plan tool, only check-plan and list-tools: %v\n", err)
 	}
-	if err := serveWithSignals(e, srv, abort); err != nil {
+	// SIGINT or SIGTERM ends the connection as the end of standard input
+	// does (running plans are cancelled, S22, and every call read is
+	// answered), a second kills the plans' processes at once; if they have
+	// not wound down abortGrace later, planc exits 3, as planc run does.
+	err := withSignals(e, abort, "planc serve", "the plans", nil, func(ctx context.Context) error {
+		if err := srv.ServeStream(ctx, e.stdin, e.stdout); ctx.Err() == nil {
+			return err
+		}
+		return nil // a signal ended it, as asked
+	})
+	if err != nil {
 		fmt.Fprintf(e.stderr, "planc serve: %v\n", err)
 		return exitFail
 	}
 	return exitOK
-}
-
-// serveWithSignals serves standard input and output with SIGINT and
-// SIGTERM wired to the server: the first ends the connection as the end
-// of standard input does (running plans are cancelled, S22, and every
-// call read is answered), a second kills the plans' processes at once; if
-// they have not wound down abortGrace later, planc exits 3, as planc run
-// does. abort is the server's Config.Abort.
-func serveWithSignals(e *env, srv *serve.Server, abort chan struct{}) error {
-	return withSignals(e, abort, "planc serve", "the plans", nil, func(ctx context.Context) error {
-		err := srv.ServeStream(ctx, e.stdin, e.stdout)
-		if ctx.Err() != nil {
-			return nil // a signal ended it, as asked
-		}
-		return err
-	})
 }

@@ -3,19 +3,16 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"slices"
-	"time"
-
-	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/cliflag"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/tracefile/traceview"
+	"os"
+	"slices"
+	"time"
 )
 
 // traceCommand is planc trace (docs/cli.md).
@@ -201,18 +198,9 @@ func parseTraceArgs(e *env, c *command, args []string) (traceArgs, int, bool) {
 	a := traceArgs{view: pos[0], pos: pos[1:], json: format.Value == "json", plan: *plan, attempt: *attempt,
 		format: format.Value, out: *out, olderThan: *olderThan}
 	if !slices.Contains(traceViews, a.view) {
-		msg := fmt.Sprintf("unknown view %q; want %s", a.view, cliflag.OrList(traceViews))
-		if s := ast.Suggest(a.view, traceViews); s != "" {
-			msg = fmt.Sprintf("unknown view %q; did you mean %q?", a.view, s)
-		}
-		return a, e.usageError(c, "%s", msg), false
+		return a, e.usageError(c, "%s", cliflag.Unknown("view", a.view, traceViews)), false
 	}
-	var bad string
-	fs.Visit(func(f *flag.Flag) {
-		if views := traceFlagViews[f.Name]; bad == "" && !slices.Contains(views, a.view) {
-			bad = fmt.Sprintf("--%s is for planc trace %s, not %s", f.Name, cliflag.OrList(views), a.view)
-		}
-	})
+	bad := cliflag.Misplaced(fs, "planc trace", a.view, traceFlagViews)
 	switch {
 	case bad != "":
 		return a, e.usageError(c, "%s", bad), false

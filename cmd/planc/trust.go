@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/capenv"
-	"github.com/planc/planc/internal/trust"
 )
 
 // trustCommand is planc trust: the user trusts a project capsule they
@@ -44,33 +42,18 @@ func runTrust(e *env, c *command, args []string) int {
 	path := ""
 	if len(pos) == 1 {
 		path = pos[0]
-	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			fmt.Fprintf(e.stderr, "planc trust: the current directory: %v\n", err)
-			return exitUsage
-		}
-		if path = capenv.Find(wd); path == "" {
-			fmt.Fprintf(e.stderr, "planc trust: there is no %s in the current directory or a parent; name the manifest to trust, or planc init makes one\n", capenv.ProjectFile)
-			return exitUsage
-		}
 	}
-	var src []byte
-	_, ds, err := capenv.ReadManifest(e.stdin, path, func(b []byte) error { src = b; return nil })
+	path, sum, errs, err := capenv.Trust(e.stdin, path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
 		return exitUsage
 	}
-	if errs := onlyErrors(ds); len(errs) > 0 {
+	if len(errs) > 0 {
 		// A manifest that would be refused is not worth trusting: say why.
 		diag.Sort(errs)
 		_ = diag.WriteText(e.stderr, errs)
 		return exitUsage
 	}
-	if err := trust.RecordUser(path, src); err != nil {
-		fmt.Fprintf(e.stderr, "planc trust: %v\n", err)
-		return exitUsage
-	}
-	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", path, trust.Sum(src))
+	fmt.Fprintf(e.stdout, "trusted %s (sha256 %s)\n", path, sum)
 	return exitOK
 }

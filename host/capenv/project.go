@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/host/tools"
@@ -292,4 +293,62 @@ func IsPlanArg(arg string) bool {
 		return !fi.IsDir()
 	}
 	return strings.HasSuffix(arg, ".json")
+}
+
+// CheckPaths checks the plans paths name (PlanFiles: a directory stands
+// for its plan files; StdinName is stdin) against the capsule, with its
+// MCP servers' tools when a plan needs them (EnvFor): planc check. It
+// returns the manifest's diagnostics and every plan's, unsorted, and the
+// inputs that could not be read, each a line; err is non-nil only when
+// the MCP servers could not be listed (a line per problem).
+func (p *Project) CheckPaths(ctx context.Context, stdin io.Reader, paths []string) (ds []diag.Diagnostic, failures []string, err error) {
+	files, bad := PlanFiles(paths)
+	for _, err := range bad {
+		failures = append(failures, err.Error())
+	}
+	var plans []*diag.File
+	var srcs [][]byte
+	for _, path := range files {
+		f, err := ReadPlan(stdin, path)
+		if err != nil {
+			failures = append(failures, err.Error())
+			continue
+		}
+		plans, srcs = append(plans, f), append(srcs, f.Src)
+	}
+	env, err := p.EnvFor(ctx, srcs...)
+	if err != nil {
+		return nil, failures, err
+	}
+	ds = p.Diags
+	for _, f := range plans {
+		_, fds := env.LoadFile(f)
+		ds = append(ds, fds...)
+	}
+	return ds, failures, nil
+}
+
+// MCPError is why the MCP servers' tools could not be listed, a line per
+// problem.
+type MCPError struct{ Err error }
+
+func (e *MCPError) Error() string { return e.Err.Error() }
+func (e *MCPError) Unwrap() error { return e.Err }
+
+// CheckFile reads the plan at path (ReadPlan) and checks it against the
+// capsule, with its MCP servers' tools when it needs them (EnvFor): the
+// plan, nil when refused, and the manifest's diagnostics with the plan's,
+// unsorted. err is the plan's file that could not be read, or an
+// *MCPError.
+func (p *Project) CheckFile(ctx context.Context, stdin io.Reader, path string) (*check.Plan, []diag.Diagnostic, error) {
+	f, err := ReadPlan(stdin, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	env, err := p.EnvFor(ctx, f.Src)
+	if err != nil {
+		return nil, nil, &MCPError{err}
+	}
+	plan, ds := env.LoadFile(f)
+	return plan, append(p.Diags, ds...), nil
 }

@@ -5,7 +5,6 @@ package capsule
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/sandbox"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/procexit"
 )
 
 // command runs a command entrypoint inside this sub-capsule's planc
@@ -146,19 +146,7 @@ wait:
 
 // waitText says how a command's Wait error ended it: "exited with status
 // 3", "was killed by signal SIGKILL".
-func waitText(err error) string {
-	if err == nil {
-		return "exited with status 0"
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + sandbox.SignalName(ws.Signal())
-		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
-	}
-	return "failed: " + err.Error()
-}
+func waitText(err error) string { return procexit.WaitClause(err) }
 
 // protectedPaths is what the command must not write (session.Capsule's
 // Protected): this sub-capsule's whole session directory, its manifest's

@@ -1,11 +1,10 @@
 package sandbox
 
 import (
-	"errors"
-	"fmt"
 	"os/exec"
 	"sync"
-	"syscall"
+
+	"github.com/planc/planc/internal/procexit"
 )
 
 // Process is a long-lived process that a plan keeps beside its steps, such
@@ -53,7 +52,7 @@ func StartProcess(cmd *exec.Cmd) (*Process, error) {
 func newProcess(cmd *exec.Cmd) *Process {
 	p := &Process{cmd: cmd, done: make(chan struct{})}
 	go func() {
-		p.err = exitError(cmd.Wait())
+		p.err = procexit.WaitError(cmd.Wait())
 		close(p.done)
 	}()
 	return p
@@ -90,21 +89,4 @@ func (p *Process) Stop() error {
 		p.stopErr = p.sys.stop(p)
 	})
 	return p.stopErr
-}
-
-// exitError rewords Wait's error the way a step's Result says it.
-func exitError(err error) error {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return err
-	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
-		switch {
-		case ws.Signaled():
-			return fmt.Errorf("killed by signal %s", SignalName(ws.Signal()))
-		case ws.Exited():
-			return fmt.Errorf("exit status %d", ws.ExitStatus())
-		}
-	}
-	return err
 }

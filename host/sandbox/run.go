@@ -16,6 +16,7 @@ import (
 
 	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/sandbox/shim"
+	"github.com/planc/planc/internal/procexit"
 )
 
 // DefaultGrace is how long a step has between SIGTERM at its bound and
@@ -293,10 +294,8 @@ func (s *Scope) Run(ctx context.Context, sp Spec) Result {
 		r.Err = errKilled
 	case werr != nil:
 		r.Err = werr
-	case r.Signal != 0:
-		r.Err = fmt.Errorf("killed by signal %s", SignalName(r.Signal))
-	case r.ExitCode != 0:
-		r.Err = fmt.Errorf("exit status %d", r.ExitCode)
+	case r.Signal != 0 || r.ExitCode != 0:
+		r.Err = procexit.Status{Code: r.ExitCode, Signal: r.Signal}.Err()
 	}
 	if ferr != nil {
 		ferr = fmt.Errorf("cleaning up after the step: %w", ferr)

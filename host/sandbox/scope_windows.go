@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"syscall"
 )
 
 // On Windows planc checks plans, lowers and draws them, and runs plans of
@@ -55,9 +54,6 @@ func (s *Scope) Close() error {
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 	return nil, errNoProcessControl
 }
-
-// SignalName names sig as Go does: Windows has no SIGTERM-style names.
-func SignalName(sig syscall.Signal) string { return sig.String() }
 
 // ShimMain is `planc __shim`, which only Linux uses.
 func ShimMain(args []string) int {

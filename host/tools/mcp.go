@@ -18,6 +18,7 @@ import (
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host/protect/envpolicy"
 	"github.com/planc/planc/host/sandbox"
+	"github.com/planc/planc/internal/procexit"
 )
 
 // MCPStartTimeout bounds how long an MCP server has to start, answer the
@@ -245,7 +246,7 @@ func exitText(p *sandbox.Process) string {
 	if err := p.Err(); err != nil {
 		return err.Error()
 	}
-	return "exit status 0"
+	return procexit.Status{}.String()
 }
 
 // waitDone reports whether ch is closed or closes within wait.

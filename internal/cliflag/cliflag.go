@@ -205,3 +205,25 @@ func OrList(words []string) string {
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
+
+// Unknown says that s is none of words, which are of kind (a view, a
+// command): with a did-you-mean when one is near, else listing them.
+func Unknown(kind, s string, words []string) string {
+	if sug := ast.Suggest(s, words); sug != "" {
+		return fmt.Sprintf("unknown %s %q; did you mean %q?", kind, s, sug)
+	}
+	return fmt.Sprintf("unknown %s %q; want %s", kind, s, OrList(words))
+}
+
+// Misplaced returns the first flag given on fs that subcommand sub of cmd
+// does not take, in words ("--NAME is for CMD a or b, not sub"), or "";
+// takes maps each flag to the subcommands that take it.
+func Misplaced(fs *flag.FlagSet, cmd, sub string, takes map[string][]string) string {
+	var bad string
+	fs.Visit(func(f *flag.Flag) {
+		if subs := takes[f.Name]; bad == "" && !slices.Contains(subs, sub) {
+			bad = fmt.Sprintf("--%s is for %s %s, not %s", f.Name, cmd, OrList(subs), sub)
+		}
+	})
+	return bad
+}

@@ -124,3 +124,29 @@ func TestIsSet(t *testing.T) {
 		t.Errorf("IsSet: plan %v d %v, want true false", IsSet(fs, "plan"), IsSet(fs, "d"))
 	}
 }
+
+func TestUnknown(t *testing.T) {
+	views := []string{"steps", "show", "logs"}
+	if got := Unknown("view", "stpes", views); got != `unknown view "stpes"; did you mean "steps"?` {
+		t.Errorf("a near miss: %q", got)
+	}
+	if got := Unknown("view", "zzzzzz", views); got != `unknown view "zzzzzz"; want steps, show or logs` {
+		t.Errorf("no near word: %q", got)
+	}
+}
+
+func TestMisplaced(t *testing.T) {
+	fs := NewSet("x")
+	fs.Int("plan", 0, "")
+	fs.Int("attempt", 0, "")
+	takes := map[string][]string{"plan": {"logs", "report"}, "attempt": {"logs"}}
+	if _, err := Parse(fs, []string{"--plan", "2", "--attempt", "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := Misplaced(fs, "planc trace", "logs", takes); got != "" {
+		t.Errorf("logs takes both: %q", got)
+	}
+	if got := Misplaced(fs, "planc trace", "report", takes); got != "--attempt is for planc trace logs, not report" {
+		t.Errorf("report: %q", got)
+	}
+}

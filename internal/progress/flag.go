@@ -2,6 +2,7 @@ package progress
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/planc/planc/internal/cliflag"
 )
@@ -50,4 +51,20 @@ func (f *Flag) Spelt() string {
 		return "--progress"
 	}
 	return "--progress=" + f.typed
+}
+
+// ValueApart reports whether args gave --progress's mode as a word of its
+// own (--progress lines), which the flag package reads as a bare
+// --progress and a positional argument: pos, the positional arguments,
+// start with a mode.
+func ValueApart(args, pos []string) bool {
+	if len(pos) == 0 || !slices.Contains(Modes, pos[0]) {
+		return false
+	}
+	for i := 1; i < len(args); i++ {
+		if args[i] == pos[0] && strings.TrimLeft(args[i-1], "-") == "progress" {
+			return true
+		}
+	}
+	return false
 }

@@ -27,3 +27,23 @@ func TestFlag(t *testing.T) {
 		t.Errorf("an unset Flag's String() = %q, want \"\"", got)
 	}
 }
+
+// TestValueApart: --progress lines, but not --progress=lines or a plan
+// named like a mode without --progress before it.
+func TestValueApart(t *testing.T) {
+	for _, tt := range []struct {
+		args, pos []string
+		want      bool
+	}{
+		{[]string{"--progress", "lines", "p.json"}, []string{"lines", "p.json"}, true},
+		{[]string{"-progress", "off"}, []string{"off"}, true},
+		{[]string{"--progress=lines", "p.json"}, []string{"p.json"}, false},
+		{[]string{"lines"}, []string{"lines"}, false},
+		{[]string{"--progress", "p.json"}, []string{"p.json"}, false},
+		{nil, nil, false},
+	} {
+		if got := ValueApart(tt.args, tt.pos); got != tt.want {
+			t.Errorf("ValueApart(%q, %q) = %v, want %v", tt.args, tt.pos, got, tt.want)
+		}
+	}
+}

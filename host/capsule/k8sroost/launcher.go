@@ -24,6 +24,7 @@ import (
 
 	"github.com/planc/planc/host/capsule"
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/procexit"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/vm"
 )
@@ -603,7 +604,7 @@ func (e podEnd) describe() string {
 		s += ", " + e.reason
 	}
 	if e.exit != 0 {
-		s += fmt.Sprintf(", exit status %d", e.exit)
+		s += ", " + procexit.Status{Code: int(e.exit)}.String()
 	}
 	if e.message != "" {
 		s += ": " + e.message

@@ -1,4 +1,4 @@
-package main
+package interrupt
 
 import (
 	"errors"
@@ -12,16 +12,16 @@ import (
 // run: the plan goes on, its trace, report and kept outputs are written
 // whole, and the exit status is the plan's.
 
-// surviveBrokenPipe makes a write to a closed pipe on standard output or
-// error fail with EPIPE instead of killing planc with SIGPIPE (the Go
-// runtime's default for those descriptors). It asks for the signal rather
-// than ignoring it, so the processes that steps start get SIGPIPE's
+// SurviveBrokenPipe makes a write to a closed pipe on standard output or
+// error fail with EPIPE instead of killing the process with SIGPIPE (the
+// Go runtime's default for those descriptors). It asks for the signal
+// rather than ignoring it, so the processes that steps start get SIGPIPE's
 // default action as usual.
-func surviveBrokenPipe() {
+func SurviveBrokenPipe() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }
 
-// brokenPipe reports whether err is a write to a pipe nobody reads.
-func brokenPipe(err error) bool {
+// BrokenPipe reports whether err is a write to a pipe nobody reads.
+func BrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE)
 }

@@ -1,6 +1,6 @@
-//go:build !windows
+//go:build unix
 
-package sandbox
+package procexit
 
 import (
 	"syscall"
@@ -9,8 +9,7 @@ import (
 )
 
 // SignalName names sig as SIGTERM does, or as Go does when the system has
-// no name for it: the one naming of signals in the messages of shell steps,
-// MCP servers and capsule commands.
+// no name for it.
 func SignalName(sig syscall.Signal) string {
 	if n := unix.SignalName(sig); n != "" {
 		return n
