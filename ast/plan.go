@@ -73,7 +73,6 @@ func ParseOnError(s string) (OnError, bool) {
 // fields beside it are set only when the value is well typed.
 type Step struct {
 	Index  int    // position in the plan's steps list
-	Span   Span   // the step object
 	Object *Value // the step object itself
 
 	ID      string
@@ -81,7 +80,10 @@ type Step struct {
 
 	// Kind is the one kind the step declares, KindNone when it declares none
 	// or several (Kinds lists them all, in source order).
-	Kind        StepKind
+	Kind StepKind
+	// OnError is the step's failure policy (next to Kind, so the two
+	// share a word).
+	OnError     OnError
 	Kinds       []*Member
 	Target      string  // the tool name, shell command line or capsule name
 	TargetField *Member // the member holding Target when Kind != KindNone
@@ -108,7 +110,6 @@ type Step struct {
 	CondErr *CondError
 
 	OnErrorField *Member
-	OnError      OnError
 
 	RetriesField *Member
 	Retries      int
@@ -173,6 +174,9 @@ func (r *Ref) SetParts(id, field Span) {
 
 // String returns the reference as written: $ID.FIELD.
 func (r *Ref) String() string { return "$" + r.StepID + "." + r.FieldName }
+
+// Span is the span of the step object (Object's).
+func (s *Step) Span() Span { return s.Object.Span }
 
 // CondError is why an if did not parse: a span in the plan file, a message
 // that names the fix, and a suggestion when there is one.

@@ -45,6 +45,13 @@ func TestMemberSize(t *testing.T) {
 	}
 }
 
+// TestStepSize: one Step per step of a plan.
+func TestStepSize(t *testing.T) {
+	if n := unsafe.Sizeof(ast.Step{}); n > 256 {
+		t.Fatalf("ast.Step is %d bytes, want at most 256", n)
+	}
+}
+
 // TestValueRef: a String's reference shares the pointer of an Array's
 // elements and an Object's members; only a String has one.
 func TestValueRef(t *testing.T) {

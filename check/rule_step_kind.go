@@ -15,7 +15,7 @@ var ruleNoStepKind = Rule{
 		if len(s.Kinds) != 0 {
 			return
 		}
-		sp := s.Span
+		sp := s.Span()
 		if s.IDField != nil {
 			sp = s.IDField.KeySpan()
 		}

@@ -77,7 +77,7 @@ func (p *scanner) step(e *ast.Value) {
 
 func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 	n, src := &p.nodes, p.src
-	s.Index, s.Span, s.Object = index, obj.Span, obj
+	s.Index, s.Object = index, obj
 	var kinds [3]*ast.Member // more than three only through duplicate keys, which are dropped
 	nk := 0
 	for _, m := range obj.Members() {

@@ -93,7 +93,7 @@ func TestSpans(t *testing.T) {
 	sp := func(s ast.Span) span {
 		return span{int(s.Start.Line), int(s.Start.Col), int(s.End.Line), int(s.End.Col)}
 	}
-	got := []span{sp(plan.Span), sp(a.Span), sp(a.IDField.KeySpan()), sp(a.IDField.Value.Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan()), sp(a.Refs[0].FieldSpan()), sp(b.Refs[0].Span)}
+	got := []span{sp(plan.Span), sp(a.Span()), sp(a.IDField.KeySpan()), sp(a.IDField.Value.Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan()), sp(a.Refs[0].FieldSpan()), sp(b.Refs[0].Span)}
 	want := []span{{1, 1, 5, 3}, {3, 3, 3, 77}, {3, 4, 3, 8}, {3, 10, 3, 13}, {3, 48, 3, 57}, {3, 49, 3, 50}, {3, 51, 3, 57}, {4, 48, 4, 57}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
