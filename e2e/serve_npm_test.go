@@ -28,13 +28,16 @@ func TestServeInspector(t *testing.T) {
 	}
 	bin := plancBin(t)
 	npmDir := testkit.NPMPackage(t, "@modelcontextprotocol/inspector")
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
 	inspector := filepath.Join(npmDir, "node_modules", ".bin", "mcp-inspector")
 	dir := t.TempDir()
 	testkit.WriteFiles(t, dir, "in.txt", "hello")
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
+		// A guard against a hang, not a time limit: each call (a node
+		// start-up, planc serve's and a plan) has its own, generous on a
+		// busy machine.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
 		cmd := exec.CommandContext(ctx, inspector, append([]string{"--cli", bin, "serve", "--mcp"}, args...)...)
 		cmd.Dir = dir
 		out, err := cmd.Output()
