@@ -144,6 +144,7 @@ func (s *Server) ServeStream(ctx context.Context, in io.Reader, out io.Writer) e
 	plans, cancelPlans := context.WithCancel(ctx)
 	defer cancelPlans()
 	sc := newStreamConn(in, out, MaxFrame, s.cfg.Notice, cancelPlans)
+	sc.stop = ctx
 	stop := context.AfterFunc(ctx, func() { sc.endInput(io.EOF) })
 	defer stop()
 	err := s.serve(context.WithoutCancel(ctx), plans, &streamTransport{sc})

@@ -57,6 +57,9 @@ type streamConn struct {
 	out    io.Writer
 	notice func(string) // nil drops the notes
 	onEnd  func()       // called once when the input ends
+	// stop, once done, ends the input too; Read checks it before it reads a
+	// line, since the AfterFunc that ends the input runs later.
+	stop context.Context
 
 	wmu sync.Mutex // one message at a time on out
 
@@ -149,6 +152,8 @@ func (c *streamConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			case l.err != nil:
 				c.endInput(l.err)
 			case c.hasEnded(): // ended by endInput: the line is not read
+			case c.stop != nil && c.stop.Err() != nil:
+				c.endInput(io.EOF) // the line is not read either
 			default:
 				c.queue = c.frame(l)
 			}
