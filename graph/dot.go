@@ -58,24 +58,7 @@ func WriteDOT(w io.Writer, p *ir.Program) error {
 		}
 		bw.WriteString("];\n")
 	}
-	first := true
-	for i := range p.Steps {
-		for _, d := range p.Steps[i].Dependents {
-			if first {
-				bw.WriteString("\n  // dependencies\n")
-				first = false
-			}
-			fmt.Fprintf(bw, "  %s -> %s;\n", ns[i].name, ns[d].name)
-		}
-	}
-	if len(edges) > 0 {
-		bw.WriteString("\n  // tool lane\n")
-	}
-	for _, e := range edges {
-		fmt.Fprintf(bw, "  %s -> %s [style=dashed, color=%q, arrowhead=vee, constraint=false, tooltip=\"tool lane\"];\n",
-			ns[e[0]].name, ns[e[1]].name, laneColor)
-	}
-	bw.WriteString("}\n")
+	dotEdges(bw, p, ns, edges, "tool lane")
 	return bw.Flush()
 }
 
@@ -114,4 +97,28 @@ func dotLines(lines []string) string {
 // never holds a line break.
 func commentQuote(s string) string {
 	return fmt.Sprintf("%q", s)
+}
+
+// dotEdges writes p's dependency edges and the tool lane's edges under the
+// comment lane, and closes the graph, for the plan and for the plan as it
+// ran alike.
+func dotEdges(bw *bufio.Writer, p *ir.Program, ns []node, edges [][2]int32, lane string) {
+	first := true
+	for i := range p.Steps {
+		for _, d := range p.Steps[i].Dependents {
+			if first {
+				bw.WriteString("\n  // dependencies\n")
+				first = false
+			}
+			fmt.Fprintf(bw, "  %s -> %s;\n", ns[i].name, ns[d].name)
+		}
+	}
+	if len(edges) > 0 {
+		fmt.Fprintf(bw, "\n  // %s\n", lane)
+	}
+	for _, e := range edges {
+		fmt.Fprintf(bw, "  %s -> %s [style=dashed, color=%q, arrowhead=vee, constraint=false, tooltip=\"tool lane\"];\n",
+			ns[e[0]].name, ns[e[1]].name, laneColor)
+	}
+	bw.WriteString("}\n")
 }

@@ -33,23 +33,7 @@ func WriteMermaid(w io.Writer, p *ir.Program) error {
 	bw.WriteString("flowchart TD\n")
 	fmt.Fprintf(bw, "    %%%% plan %s, drawn by planc graph: solid edges go from a dependency to\n", commentQuote(p.ID))
 	bw.WriteString("    %% its dependent; dashed grey edges are the tool lane, one tool step at a time\n")
-	for _, n := range ns {
-		sh := mermaidShape[n.kind]
-		fmt.Fprintf(bw, "    %s%s%s%s\n", n.name, sh[0], mermaidLabel(n.lines), sh[1])
-	}
-	links := 0
-	for i := range p.Steps {
-		for _, d := range p.Steps[i].Dependents {
-			fmt.Fprintf(bw, "    %s --> %s\n", ns[i].name, ns[d].name)
-			links++
-		}
-	}
-	laneLinks := make([]string, 0, len(edges))
-	for _, e := range edges {
-		fmt.Fprintf(bw, "    %s -.-> %s\n", ns[e[0]].name, ns[e[1]].name)
-		laneLinks = append(laneLinks, strconv.Itoa(links))
-		links++
-	}
+	laneLinks := mermaidGraph(bw, p, ns, edges)
 	classes := map[string][]string{}
 	for _, n := range ns {
 		k := n.kind.String()
@@ -106,4 +90,28 @@ func mermaidEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// mermaidGraph writes the nodes ns, p's dependency edges and the tool
+// lane's edges, for the plan and for the plan as it ran alike; it returns
+// the lane links' numbers, which linkStyle takes.
+func mermaidGraph(bw *bufio.Writer, p *ir.Program, ns []node, edges [][2]int32) []string {
+	for _, n := range ns {
+		sh := mermaidShape[n.kind]
+		fmt.Fprintf(bw, "    %s%s%s%s\n", n.name, sh[0], mermaidLabel(n.lines), sh[1])
+	}
+	links := 0
+	for i := range p.Steps {
+		for _, d := range p.Steps[i].Dependents {
+			fmt.Fprintf(bw, "    %s --> %s\n", ns[i].name, ns[d].name)
+			links++
+		}
+	}
+	laneLinks := make([]string, 0, len(edges))
+	for _, e := range edges {
+		fmt.Fprintf(bw, "    %s -.-> %s\n", ns[e[0]].name, ns[e[1]].name)
+		laneLinks = append(laneLinks, strconv.Itoa(links))
+		links++
+	}
+	return laneLinks
 }

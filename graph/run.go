@@ -150,24 +150,7 @@ func WriteRunDOT(w io.Writer, p *ir.Program, r *Run) error {
 		}
 		bw.WriteString("];\n")
 	}
-	first := true
-	for i := range p.Steps {
-		for _, d := range p.Steps[i].Dependents {
-			if first {
-				bw.WriteString("\n  // dependencies\n")
-				first = false
-			}
-			fmt.Fprintf(bw, "  %s -> %s;\n", ns[i].name, ns[d].name)
-		}
-	}
-	if len(edges) > 0 {
-		bw.WriteString("\n  // tool lane, as it ran\n")
-	}
-	for _, e := range edges {
-		fmt.Fprintf(bw, "  %s -> %s [style=dashed, color=%q, arrowhead=vee, constraint=false, tooltip=\"tool lane\"];\n",
-			ns[e[0]].name, ns[e[1]].name, laneColor)
-	}
-	bw.WriteString("}\n")
+	dotEdges(bw, p, ns, edges, "tool lane, as it ran")
 	return bw.Flush()
 }
 
@@ -183,23 +166,7 @@ func WriteRunMermaid(w io.Writer, p *ir.Program, r *Run) error {
 	bw.WriteString("flowchart TD\n")
 	fmt.Fprintf(bw, "    %%%% plan %s as it ran, drawn by planc trace graph: fill is the status;\n", commentQuote(p.ID))
 	bw.WriteString("    %% solid edges go from a dependency to its dependent; dashed grey edges are the tool lane as it ran\n")
-	for _, n := range ns {
-		sh := mermaidShape[n.kind]
-		fmt.Fprintf(bw, "    %s%s%s%s\n", n.name, sh[0], mermaidLabel(n.lines), sh[1])
-	}
-	links := 0
-	for i := range p.Steps {
-		for _, d := range p.Steps[i].Dependents {
-			fmt.Fprintf(bw, "    %s --> %s\n", ns[i].name, ns[d].name)
-			links++
-		}
-	}
-	laneLinks := make([]string, 0, len(edges))
-	for _, e := range edges {
-		fmt.Fprintf(bw, "    %s -.-> %s\n", ns[e[0]].name, ns[e[1]].name)
-		laneLinks = append(laneLinks, strconv.Itoa(links))
-		links++
-	}
+	laneLinks := mermaidGraph(bw, p, ns, edges)
 	classes := map[string][]string{}
 	for i, n := range ns {
 		var sr StepRun
