@@ -25,7 +25,9 @@ entrypoint of the capsule MANIFEST (from the roost DIR) with its session in
 output. $PLANC_SPAWNED_BY and $PLANC_DELEGATION_ID name its parent; fd 3 is
 its lifeline (EOF when its parent dies) and fd 4 its status pipe; with
 --manifest-fd the manifest's bytes are read from fd N, and MANIFEST only
-names it. SIGTERM winds it down.
+names it. A launcher puts the spawn's pins before those bytes (each file
+the sub-capsule runs, as the parent checked it); the sub-capsule checks
+them again at its start and runs only what they name. SIGTERM winds it down.
 `,
 	run: runCapsule,
 }
