@@ -42,8 +42,10 @@ func TestCopyOutPooled(t *testing.T) {
 	}
 	runtime.ReadMemStats(&after)
 	// A 32 KiB buffer per copy would be 1.6 MB; the pool may lose its
-	// buffer to a GC now and then.
-	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 8<<10 {
+	// buffer to a GC now and then, and the pipe, its files and goroutine
+	// and the other goroutines of the process allocate too (8.3 KB a copy
+	// was seen under -race), so the bound is half a buffer.
+	if per := (after.TotalAlloc - before.TotalAlloc) / runs; per > 16<<10 {
 		t.Errorf("%d bytes allocated per copy; want a pooled buffer", per)
 	}
 }
