@@ -280,9 +280,10 @@ func withoutEnv(env []string, names ...string) []string {
 	return out
 }
 
-// lastLine returns the last non-empty line of the file at path (its last
-// 4 KiB), trimmed to 200 bytes; "" when there is none.
-func lastLine(path string) string {
+// LastLine returns the last non-empty line of the file at path (its last
+// 4 KiB), trimmed to 200 bytes; "" when there is none. A launcher tells
+// why a sub-capsule failed with it (its stderr's last words).
+func LastLine(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -292,7 +293,12 @@ func lastLine(path string) string {
 		f.Seek(fi.Size()-4096, io.SeekStart)
 	}
 	b, _ := io.ReadAll(io.LimitReader(f, 4096))
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return LastOf(string(b))
+}
+
+// LastOf returns the last non-empty line of s, trimmed to 200 bytes.
+func LastOf(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
 	last := strings.TrimSpace(lines[len(lines)-1])
 	if len(last) > 200 {
 		last = last[:sessionfmt.CutPoint(last, 200)] + "…"

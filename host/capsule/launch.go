@@ -233,7 +233,7 @@ func (ch *launched) judge(dir string) (outcome session.DelegationOutcome, reason
 		return session.DelegationCompleted, ""
 	case s.Outcome == statusFailed || s.Outcome == statusCanceled:
 		reason = s.Reason
-		if last := lastLine(filepath.Join(dir, StderrFile)); last != "" && !strings.Contains(last, reason) {
+		if last := LastLine(filepath.Join(dir, StderrFile)); last != "" && !strings.Contains(last, reason) {
 			reason += " (stderr: " + last + ")"
 		}
 		return session.DelegationFailed, reason
@@ -242,7 +242,7 @@ func (ch *launched) judge(dir string) (outcome session.DelegationOutcome, reason
 	if exit != nil {
 		reason = fmt.Sprintf("its planc ended (%v) before it reported an outcome", exit)
 	}
-	if last := lastLine(filepath.Join(dir, StderrFile)); last != "" {
+	if last := LastLine(filepath.Join(dir, StderrFile)); last != "" {
 		reason += ": " + last
 	}
 	return session.DelegationFailed, reason

@@ -582,13 +582,13 @@ func (l *Launcher) collect(ctx context.Context, pod, dir string, end podEnd) (se
 		return session.DelegationCompleted, ""
 	case st.Outcome == "failed" || st.Outcome == "canceled":
 		reason := st.Reason
-		if last := lastLine(filepath.Join(dir, capsule.StderrFile)); last != "" && !strings.Contains(reason, last) {
+		if last := capsule.LastLine(filepath.Join(dir, capsule.StderrFile)); last != "" && !strings.Contains(reason, last) {
 			reason += " (stderr: " + last + ")"
 		}
 		return session.DelegationFailed, reason
 	}
 	reason := fmt.Sprintf("its Pod %s ended (%s) before it reported an outcome", pod, end.describe())
-	if last := lastLine(filepath.Join(dir, capsule.StderrFile)); last != "" {
+	if last := capsule.LastLine(filepath.Join(dir, capsule.StderrFile)); last != "" {
 		reason += ": " + last
 	}
 	return session.DelegationFailed, reason
@@ -622,29 +622,5 @@ func (l *Launcher) logTail(ctx context.Context, pod string) string {
 	}
 	defer rc.Close()
 	b, _ := io.ReadAll(io.LimitReader(rc, 4096))
-	return lastOf(string(b))
-}
-
-// lastLine is the last non-empty line of the file at path (its last 4
-// KiB), cut at 200 bytes.
-func lastLine(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > 4096 {
-		f.Seek(fi.Size()-4096, io.SeekStart)
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 4096))
-	return lastOf(string(b))
-}
-
-func lastOf(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	last := strings.TrimSpace(lines[len(lines)-1])
-	if len(last) > 200 {
-		last = last[:sessionfmt.CutPoint(last, 200)] + "…"
-	}
-	return last
+	return capsule.LastOf(string(b))
 }
