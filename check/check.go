@@ -81,7 +81,7 @@ type Rule struct {
 	// the mask; 0: every step): the rules that do more than a glance (the
 	// input walks, the shell line's, the condition's and the schemas')
 	// cost nothing on the steps without what they check. TestRuleOn and
-	// FuzzRuleOn hold that a rule finds nothing on the steps it skips.
+	// FuzzCheckOrder hold that a rule finds nothing on the steps it skips.
 	on stepFeature
 	// graph marks a rule that needs every step's Bad and the resolved graph:
 	// its plan part runs after the pass over the steps.

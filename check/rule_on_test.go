@@ -76,20 +76,3 @@ func ruleOnSkips(t *testing.T, path string, plan *ast.Plan, caps *Capabilities) 
 	}
 	return n
 }
-
-// FuzzRuleOn: the same on any plan.
-func FuzzRuleOn(f *testing.F) {
-	for _, src := range goldenPlans(f) {
-		f.Add(src)
-	}
-	caps := goldenCaps(f)
-	f.Fuzz(func(t *testing.T, src []byte) {
-		plan, _ := parser.ParsePlan(src, parser.DefaultLimits())
-		for _, c := range []*Capabilities{caps, nil} {
-			if diff := cmp.Diff(check(plan, c, true), Check(plan, c)); diff != "" {
-				t.Fatalf("every rule on every step (-) and Rule.on (+) differ on %q:\n%s", src, diff)
-			}
-			ruleOnSkips(t, "fuzz", plan, c)
-		}
-	})
-}
