@@ -155,12 +155,6 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 // Check runs every rule over plan and returns the diagnostics sorted by
 // position. caps nil turns off the rules that need capabilities.
 func Check(plan *ast.Plan, caps *Capabilities) []Diagnostic {
-	return check(plan, caps, false)
-}
-
-// check is Check; every runs each step rule on every step, whatever its
-// Rule.on (the tests compare the two).
-func check(plan *ast.Plan, caps *Capabilities, every bool) []Diagnostic {
 	if plan == nil {
 		return nil
 	}
@@ -185,7 +179,7 @@ func check(plan *ast.Plan, caps *Capabilities, every bool) []Diagnostic {
 		p.resolve(s)
 		f := featuresOf(s)
 		for _, r := range stepRules {
-			if f&r.on == r.on || every {
+			if f&r.on == r.on {
 				r.step(p, r, i, s)
 			}
 		}
