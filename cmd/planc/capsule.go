@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capsule"
@@ -50,7 +47,7 @@ func runCapsule(e *env, c *command, args []string) int {
 	// SIGTERM is the launcher's way to end this sub-capsule; no terminal
 	// reaches it (it runs in a session of its own), but SIGINT does the
 	// same for a person trying it by hand.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	cfg := capsule.ChildConfig{
 		Manifest: paths[0], SessionDir: *session, Roost: *roost,
@@ -60,17 +57,17 @@ func runCapsule(e *env, c *command, args []string) int {
 	// A launcher passes fds 3 and 4 and sets the delegation id; by hand
 	// there are none.
 	if cfg.DelegationID != "" {
-		if f := inheritedFile(3, "lifeline"); f != nil {
+		if f := capsule.InheritedFile(3, "lifeline"); f != nil {
 			cfg.Lifeline = f
 		}
-		if f := inheritedFile(4, "status"); f != nil {
+		if f := capsule.InheritedFile(4, "status"); f != nil {
 			cfg.Status = f
 		}
 	}
 	if *manifestFD > 2 {
 		// The manifest's bytes as the launcher read them: the file at
 		// MANIFEST names it, and is not read again.
-		f := inheritedFile(*manifestFD, "manifest")
+		f := capsule.InheritedFile(*manifestFD, "manifest")
 		if f == nil {
 			return e.usageError(c, "--manifest-fd names no open file")
 		}

@@ -53,7 +53,8 @@ func runInit(e *env, c *command, args []string) int {
 	// The capsule in force here before: a parent's, which the new one
 	// hides from here down.
 	before := capenv.Find(wd)
-	if err := capenv.WriteStarter(capenv.ProjectFile, capenv.Starter(filepath.Base(wd))); errors.Is(err, fs.ErrExist) {
+	starter := capenv.Starter(filepath.Base(wd))
+	if err := capenv.WriteStarter(capenv.ProjectFile, starter); errors.Is(err, fs.ErrExist) {
 		fmt.Fprintf(e.stderr, "planc init: %s exists already; edit it (docs/manifest.md), or remove it to start again\n", capenv.ProjectFile)
 		return exitFail
 	} else if err != nil {
@@ -61,7 +62,7 @@ func runInit(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	// Written by the user's own hand: trusted as written (planc trust).
-	if err := trust.RecordUser(capenv.ProjectFile, capenv.Starter(filepath.Base(wd))); err != nil {
+	if err := trust.RecordUser(capenv.ProjectFile, starter); err != nil {
 		fmt.Fprintf(e.stderr, "planc init: wrote %s, but could not trust it: %v; run \"planc trust\" once that is fixed\n", capenv.ProjectFile, err)
 		return exitUsage
 	}

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/planc/planc/ast"
 	"github.com/planc/planc/host"
@@ -62,7 +59,7 @@ func runCapsuleK8s(e *env, c *command, args []string) int {
 	case len(paths) != 0:
 		return e.usageError(c, "takes no arguments")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
 	cs, _, err := k8sroost.Connect(ctx)
 	if err != nil {

@@ -195,11 +195,11 @@ func (p *Project) EnvFor(ctx context.Context, srcs ...[]byte) (*Env, error) {
 	return p.Env.WithMCP(tools.MCPInputs(infos)), nil
 }
 
-// ReadSource reads the document named by path (StdinName is stdin; a nil
+// readSource reads the document named by path (StdinName is stdin; a nil
 // stdin is empty). It reads at most limit+1 bytes, so an oversized
 // document is refused without being held in memory; the caller checks
 // len(src) > limit.
-func ReadSource(stdin io.Reader, path string, limit int) (*diag.File, error) {
+func readSource(stdin io.Reader, path string, limit int) (*diag.File, error) {
 	r := stdin
 	if path != StdinName {
 		f, err := os.Open(path)
@@ -226,7 +226,7 @@ func ReadSource(stdin io.Reader, path string, limit int) (*diag.File, error) {
 
 // ReadPlan reads the plan at path, at most one byte over the size limit.
 func ReadPlan(stdin io.Reader, path string) (*diag.File, error) {
-	return ReadSource(stdin, path, parser.DefaultLimits().MaxBytes)
+	return readSource(stdin, path, parser.DefaultLimits().MaxBytes)
 }
 
 // ReadManifest reads and parses (ParseManifest) the capsule manifest at
@@ -235,7 +235,7 @@ func ReadPlan(stdin io.Reader, path string) (*diag.File, error) {
 // manifest has errors (the diagnostics say why); err is non-nil only when
 // the file cannot be read or accept refuses it.
 func ReadManifest(stdin io.Reader, path string, accept func(src []byte) error) (m *ast.Manifest, ds []diag.Diagnostic, err error) {
-	f, err := ReadSource(stdin, path, parser.DefaultLimits().MaxBytes)
+	f, err := readSource(stdin, path, parser.DefaultLimits().MaxBytes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -248,11 +248,11 @@ func ReadManifest(stdin io.Reader, path string, accept func(src []byte) error) (
 	return m, ds, nil
 }
 
-// PlanFiles replaces each directory of paths by the plan files directly
+// planFiles replaces each directory of paths by the plan files directly
 // in it, sorted: every regular *.json file but capsule.json, the name a
 // capsule manifest goes by. Subdirectories are not entered. A directory
 // that cannot be read, or holds no plan file, is a failure.
-func PlanFiles(paths []string) (files []string, failures []error) {
+func planFiles(paths []string) (files []string, failures []error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if p == StdinName || err != nil || !fi.IsDir() {
@@ -295,14 +295,14 @@ func IsPlanArg(arg string) bool {
 	return strings.HasSuffix(arg, ".json")
 }
 
-// CheckPaths checks the plans paths name (PlanFiles: a directory stands
+// CheckPaths checks the plans paths name (planFiles: a directory stands
 // for its plan files; StdinName is stdin) against the capsule, with its
 // MCP servers' tools when a plan needs them (EnvFor): planc check. It
 // returns the manifest's diagnostics and every plan's, unsorted, and the
 // inputs that could not be read, each a line; err is non-nil only when
 // the MCP servers could not be listed (a line per problem).
 func (p *Project) CheckPaths(ctx context.Context, stdin io.Reader, paths []string) (ds []diag.Diagnostic, failures []string, err error) {
-	files, bad := PlanFiles(paths)
+	files, bad := planFiles(paths)
 	for _, err := range bad {
 		failures = append(failures, err.Error())
 	}

@@ -137,16 +137,12 @@ wait:
 	case parentGone:
 		return session.ExitCanceled // spawner_ended, and no session_end
 	case canceled:
-		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled; its command " + waitText(werr)})
+		return end(session.ExitCanceled, status{Outcome: statusCanceled, Reason: "it was cancelled; its command " + procexit.WaitClause(werr)})
 	case werr != nil:
-		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: fmt.Sprintf("its command %s %s", argv[0], waitText(werr))})
+		return end(session.ExitFailed, status{Outcome: statusFailed, Reason: fmt.Sprintf("its command %s %s", argv[0], procexit.WaitClause(werr))})
 	}
 	return end(session.ExitCompleted, status{Outcome: statusCompleted})
 }
-
-// waitText says how a command's Wait error ended it: "exited with status
-// 3", "was killed by signal SIGKILL".
-func waitText(err error) string { return procexit.WaitClause(err) }
 
 // protectedPaths is what the command must not write (session.Capsule's
 // Protected): this sub-capsule's whole session directory, its manifest's

@@ -34,11 +34,11 @@ func Run[T any](h Handler, fn func(ctx context.Context) T) T {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	return Watch(sigs, h, fn)
+	return watch(sigs, h, fn)
 }
 
-// Watch is Run with the signals coming from sigs.
-func Watch[T any](sigs <-chan os.Signal, h Handler, fn func(ctx context.Context) T) T {
+// watch is Run with the signals coming from sigs.
+func watch[T any](sigs <-chan os.Signal, h Handler, fn func(ctx context.Context) T) T {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
