@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -145,11 +144,7 @@ func (s *Scope) Prepare(protect []string) {
 	spw, err := s.startSpawnerMode(full, s.override(m))
 	if err == nil {
 		protectHere, protectDone = m, true
-		key := strings.Join(full, "\x00")
-		if s.sys.spawners == nil {
-			s.sys.spawners = map[string][]*spawner{}
-		}
-		s.sys.spawners[key] = append(s.sys.spawners[key], spw)
+		s.addSpawner(full, spw)
 	}
 	s.sys.spawnMu.Unlock()
 	protectMu.Unlock()

@@ -66,7 +66,7 @@ func maxSpawners() int { return min(runtime.GOMAXPROCS(0), 4) }
 // path as the first: its restrictions are the same by construction, and
 // as process 1 of its own PID namespace it reaps its own orphans.
 func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
-	key := strings.Join(protect, "\x00")
+	key := spawnersKey(protect)
 	s.sys.spawnMu.Lock()
 	defer s.sys.spawnMu.Unlock()
 	if err := s.ended(); err != nil {
@@ -86,10 +86,11 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 			best, bestLoad = spw, load
 		}
 	}
-	if s.sys.spawners == nil {
-		s.sys.spawners = map[string][]*spawner{}
+	if pool == nil {
+		delete(s.sys.spawners, key)
+	} else {
+		s.sys.spawners[key] = pool
 	}
-	s.sys.spawners[key] = pool
 	if best != nil && (bestLoad == 0 || len(pool) >= maxSpawners()) {
 		best.reserve()
 		return best, nil
@@ -102,9 +103,21 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 		}
 		return nil, err
 	}
-	s.sys.spawners[key] = append(pool, spw)
+	s.addSpawner(protect, spw)
 	spw.reserve()
 	return spw, nil
+}
+
+// spawnersKey is the key of the spawners that protect protect.
+func spawnersKey(protect []string) string { return strings.Join(protect, "\x00") }
+
+// addSpawner adds spw to the scope's spawners for protect; spawnMu is held.
+func (s *Scope) addSpawner(protect []string, spw *spawner) {
+	if s.sys.spawners == nil {
+		s.sys.spawners = map[string][]*spawner{}
+	}
+	key := spawnersKey(protect)
+	s.sys.spawners[key] = append(s.sys.spawners[key], spw)
 }
 
 // reserve counts a step that spawnerFor handed the spawner and that has
