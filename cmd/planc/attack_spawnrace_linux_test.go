@@ -103,7 +103,7 @@ func runPaused(t *testing.T, conf attackConf, dir string, env []string, swap fun
 	cmd.Dir = dir
 	cmd.Cancel = func() error { return testkit.StopPlanc(cmd.Process) }
 	cmd.WaitDelay = 10 * time.Second
-	done := prepareAs(t, conf, cmd, append(env, capsule.EnvTestSpawnPause+"="+pause))
+	t.Cleanup(prepareAs(t, conf, cmd, append(env, capsule.EnvTestSpawnPause+"="+pause)))
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Start(); err != nil {
@@ -136,10 +136,8 @@ func runPaused(t *testing.T, conf attackConf, dir string, env []string, swap fun
 			f.Close()
 		}
 		<-paused
-		done()
 		t.Fatalf("planc ended before its sub-capsule paused (%v):\n%s\n%s", err, so.String(), se.String())
 	}
-	done()
 	return runOut{so.String(), se.String(), exitCode(t, err)}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -48,15 +49,24 @@ func BuildPlanc() error {
 			return
 		}
 		os.Chmod(binDir, 0o755)
-		bin := filepath.Join(binDir, "planc")
-		out, err := exec.Command(gobin, "build", "-o", bin, "github.com/planc/planc/cmd/planc").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/planc: %v\n%s", err, out)
-			return
-		}
-		binPath = bin
+		binPath, buildErr = buildPlancAs(gobin, "planc")
 	})
 	return buildErr
+}
+
+// buildPlancAs builds ./cmd/planc into binDir as name, with the build tags
+// given, and returns its path.
+func buildPlancAs(gobin, name string, tags ...string) (string, error) {
+	bin := filepath.Join(binDir, name)
+	args := []string{"build"}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
+	}
+	args = append(args, "-o", bin, "github.com/planc/planc/cmd/planc")
+	if out, err := exec.Command(gobin, args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return bin, nil
 }
 
 // Main runs the tests and removes what PlancBinary built; its result is

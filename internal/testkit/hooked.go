@@ -1,9 +1,7 @@
 package testkit
 
 import (
-	"fmt"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -24,13 +22,12 @@ func HookedPlancBinary(t testing.TB) string {
 	t.Helper()
 	PlancBinary(t) // makes the directory Main removes
 	hookedOnce.Do(func() {
-		bin := filepath.Join(binDir, "planc-hooked")
-		out, err := exec.Command("go", "build", "-tags", "planctesthooks", "-o", bin, "github.com/planc/planc/cmd/planc").CombinedOutput()
+		gobin, err := exec.LookPath("go")
 		if err != nil {
-			hookedErr = fmt.Errorf("go build -tags planctesthooks ./cmd/planc: %v\n%s", err, out)
+			hookedErr = err
 			return
 		}
-		hookedPath = bin
+		hookedPath, hookedErr = buildPlancAs(gobin, "planc-hooked", "planctesthooks")
 	})
 	if hookedErr != nil {
 		t.Fatal(hookedErr)
