@@ -5,7 +5,7 @@ import "strings"
 // Cond is a node of a condition tree (semantics S10): a *Logical (&& or ||)
 // or a *Compare. Operands of a Compare are a *Ref or a *Literal.
 type Cond interface {
-	CondSpan() Span
+	CondSpan() Range
 	// Format appends the node's canonical text to b.
 	Format(b *strings.Builder)
 }
@@ -32,7 +32,7 @@ func (o LogicalOp) String() string {
 type Logical struct {
 	Op     LogicalOp
 	X, Y   Cond
-	OpSpan Span
+	OpSpan Range
 }
 
 // CompareOp is one of == != > <.
@@ -56,12 +56,12 @@ func (o CompareOp) String() string { return compareNames[o] }
 type Compare struct {
 	Op     CompareOp
 	X, Y   Operand
-	OpSpan Span
+	OpSpan Range
 }
 
 // Operand is a *Ref or a *Literal.
 type Operand interface {
-	OperandSpan() Span
+	OperandSpan() Range
 	formatOperand(b *strings.Builder)
 }
 
@@ -69,24 +69,24 @@ type Operand interface {
 type Literal struct {
 	Value string
 	Quote byte
-	Span  Span
+	Span  Range
 }
 
 // CondSpan implements Cond: from X's start to Y's end.
-func (c *Logical) CondSpan() Span {
-	return Span{Start: c.X.CondSpan().Start, End: c.Y.CondSpan().End}
+func (c *Logical) CondSpan() Range {
+	return Range{Start: c.X.CondSpan().Start, End: c.Y.CondSpan().End}
 }
 
 // CondSpan implements Cond: from X's start to Y's end.
-func (c *Compare) CondSpan() Span {
-	return Span{Start: c.X.OperandSpan().Start, End: c.Y.OperandSpan().End}
+func (c *Compare) CondSpan() Range {
+	return Range{Start: c.X.OperandSpan().Start, End: c.Y.OperandSpan().End}
 }
 
 // OperandSpan implements Operand.
-func (r *Ref) OperandSpan() Span { return r.Span }
+func (r *Ref) OperandSpan() Range { return r.Span }
 
 // OperandSpan implements Operand.
-func (l *Literal) OperandSpan() Span { return l.Span }
+func (l *Literal) OperandSpan() Range { return l.Span }
 
 // Format implements Cond. Parentheses never appear: the tree's shape is
 // implied by precedence, so a left operand of the same operator needs none,

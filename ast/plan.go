@@ -4,8 +4,12 @@ package ast
 // member in source order, unknown ones included, so the checker can report
 // them; the typed fields are set only when the value has the right type.
 type Plan struct {
-	Span   Span
+	Span   Range
 	Object *Value // the whole plan object
+	// Lines resolves the plan's ranges to lines and columns (for
+	// diagnostics); nil for a plan built by hand, whose positions then
+	// resolve to line 1.
+	Lines *Lines
 
 	ID      string  // the plan id, "" when absent or not a string
 	IDField *Member // nil when absent
@@ -145,43 +149,38 @@ type Ref struct {
 	StepID    string
 	FieldName string
 	Field     RefField
-	InIf      bool // true when the reference is part of the step's condition
-	Span      Span // the whole reference
-	// The ID's and the field name's spans, as offsets from Span.Start: a
-	// reference lies inside one JSON string, on one line, so an offset
-	// moves the column by as much (IDSpan, FieldSpan). A plan holds a
-	// reference or two a step, so three offsets instead of two spans.
+	InIf      bool  // true when the reference is part of the step's condition
+	Span      Range // the whole reference
+	// The ID's and the field name's ranges, as offsets from Span.Start
+	// (so two references written alike are alike but for Span); the
+	// field name ends where the reference does.
 	idStart, idEnd, fieldStart int32
 }
 
-// IDSpan is the span of the ID after $.
-func (r *Ref) IDSpan() Span {
-	return Span{Start: r.Span.Start.Add(r.idStart), End: r.Span.Start.Add(r.idEnd)}
+// IDSpan is the range of the ID after $.
+func (r *Ref) IDSpan() Range {
+	return Range{Start: r.Span.Start + r.idStart, End: r.Span.Start + r.idEnd}
 }
 
-// FieldSpan is the span of the field name after the dot.
-func (r *Ref) FieldSpan() Span {
-	return Span{Start: r.Span.Start.Add(r.fieldStart), End: r.Span.End}
-}
+// FieldSpan is the range of the field name after the dot.
+func (r *Ref) FieldSpan() Range { return Range{Start: r.Span.Start + r.fieldStart, End: r.Span.End} }
 
-// SetParts records the spans of the ID and the field name, which lie
+// SetParts records the ranges of the ID and the field name, which lie
 // inside r.Span (set first), the field name at its end.
-func (r *Ref) SetParts(id, field Span) {
-	r.idStart = id.Start.Offset - r.Span.Start.Offset
-	r.idEnd = id.End.Offset - r.Span.Start.Offset
-	r.fieldStart = field.Start.Offset - r.Span.Start.Offset
+func (r *Ref) SetParts(id, field Range) {
+	r.idStart, r.idEnd, r.fieldStart = id.Start-r.Span.Start, id.End-r.Span.Start, field.Start-r.Span.Start
 }
 
 // String returns the reference as written: $ID.FIELD.
 func (r *Ref) String() string { return "$" + r.StepID + "." + r.FieldName }
 
-// Span is the span of the step object (Object's).
-func (s *Step) Span() Span { return s.Object.Span }
+// Span is the range of the step object (Object's).
+func (s *Step) Span() Range { return s.Object.Span }
 
 // CondError is why an if did not parse: a span in the plan file, a message
 // that names the fix, and a suggestion when there is one.
 type CondError struct {
-	Span       Span
+	Span       Range
 	Message    string
 	Suggestion string
 }

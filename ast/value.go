@@ -26,12 +26,12 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Value is one JSON value with its span. For a String, Str holds the decoded
-// text and Span covers the quotes; for a Number, Str holds the literal as
+// Value is one JSON value with its byte range. For a String, Str holds the
+// decoded text and Span covers the quotes; for a Number, Str holds the literal as
 // written. Array elements are Elems(), object members Members(), in source
 // order; a duplicate key keeps only its first member (the parser reports the
 // duplicate). A parsed plan holds one Value per JSON value, so it is kept to
-// 56 bytes: an array's elements, an object's members and a string's
+// 40 bytes: an array's elements, an object's members and a string's
 // reference share one pointer (a value is never two of them), set with
 // SetElems, SetMembers or SetRef.
 type Value struct {
@@ -40,7 +40,7 @@ type Value struct {
 	// Escaped is true when a String's source holds escapes, so its decoded
 	// bytes do not map one-to-one onto source bytes (see parser.StringOffsets).
 	Escaped bool
-	Span    Span
+	Span    Range
 	n       int32          // number of elements or members
 	Str     string         // a String's decoded text, a Number's literal
 	kids    unsafe.Pointer // *[n]*Value for an Array, *[n]*Member for an Object, *Ref for a String
@@ -101,25 +101,18 @@ func (v *Value) SetMembers(ms []*Member) {
 	}
 }
 
-// Member is one key/value pair of an object. A key lies on one line (JSON
-// strings hold no raw newline), so its span is kept as its start and its
-// length (KeySpan), 40 bytes a member instead of 48.
+// Member is one key/value pair of an object, 32 bytes.
 type Member struct {
-	Key      string
-	keyStart Pos
-	keyLen   int32
-	Value    *Value
+	Key   string
+	key   Range
+	Value *Value
 }
 
-// KeySpan is the span of the key, its quotes included.
-func (m *Member) KeySpan() Span {
-	return Span{Start: m.keyStart, End: m.keyStart.Add(m.keyLen)}
-}
+// KeySpan is the range of the key, its quotes included.
+func (m *Member) KeySpan() Range { return m.key }
 
-// SetKeySpan records the key's span, which must lie on one line.
-func (m *Member) SetKeySpan(sp Span) {
-	m.keyStart, m.keyLen = sp.Start, sp.End.Offset-sp.Start.Offset
-}
+// SetKeySpan records the key's range.
+func (m *Member) SetKeySpan(r Range) { m.key = r }
 
 // Get returns the member named key, or nil.
 func (v *Value) Get(key string) *Member {
@@ -160,11 +153,6 @@ func (k Kind) Article() string {
 	return "a " + k.String()
 }
 
-// OpenSpan is the span of a container's first byte (an object's opening
+// OpenSpan is the range of a container's first byte (an object's opening
 // brace), where a missing field is reported.
-func (v *Value) OpenSpan() Span {
-	e := v.Span.Start
-	e.Offset++
-	e.Col++
-	return Span{Start: v.Span.Start, End: e}
-}
+func (v *Value) OpenSpan() Range { return Range{Start: v.Span.Start, End: v.Span.Start + 1} }

@@ -67,8 +67,8 @@ func Rules() []Rule {
 }
 
 // report adds a diagnostic of rule r.
-func (p *Pass) report(r *Rule, s *ast.Step, sp ast.Span, suggestion, format string, args ...any) {
-	d := Diagnostic{Span: sp, Severity: r.Severity, Code: r.Code, Message: fmt.Sprintf(format, args...), Suggestion: suggestion}
+func (p *Pass) report(r *Rule, s *ast.Step, sp ast.Range, suggestion, format string, args ...any) {
+	d := Diagnostic{Span: p.Plan.Lines.Span(sp), Severity: r.Severity, Code: r.Code, Message: fmt.Sprintf(format, args...), Suggestion: suggestion}
 	if s != nil {
 		d.Step = s.ID
 	}
@@ -94,7 +94,7 @@ func meant(s string) string {
 
 // unknownStep reports id, named by step s at sp, as a step the plan does
 // not declare: msg, then the closest declared id or how to fix it.
-func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Span, msg string) {
+func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Range, msg string) {
 	sug := p.stepSuggester().Suggest(id)
 	fix := didYouMean(sug)
 	if sug == "" {

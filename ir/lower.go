@@ -141,7 +141,7 @@ func (l *lowerer) slots(st *Step, input *ast.Value, cond ast.Cond) (func(*ast.Re
 			return nil, errors.New("a reference is missing")
 		}
 	}
-	slices.SortStableFunc(refs, func(a, b *ast.Ref) int { return cmp.Compare(a.Span.Start.Offset, b.Span.Start.Offset) })
+	slices.SortStableFunc(refs, func(a, b *ast.Ref) int { return cmp.Compare(a.Span.Start, b.Span.Start) })
 	for _, r := range refs {
 		ref, err := l.ref(r)
 		if err != nil {

@@ -105,8 +105,8 @@ func parseCondGrammar(text string, src CondSource) (ast.Cond, *ast.CondError) {
 // without participle's reflection (see BenchmarkParseCond). It reports
 // false for anything else.
 func fastCond(text string, src CondSource, n *nodes) (ast.Cond, bool) {
-	var or, and ast.Cond     // the || chain so far; the && chain being built
-	var orOp, andOp ast.Span // the operator before and, and before the next comparison
+	var or, and ast.Cond      // the || chain so far; the && chain being built
+	var orOp, andOp ast.Range // the operator before and, and before the next comparison
 	i := 0
 	for {
 		x, i1, ok := fastOperand(text, src, i, n)
@@ -163,7 +163,7 @@ func compareOp(v string) (ast.CompareOp, bool) {
 }
 
 // logical returns x op y, or y when x is nil.
-func logical(n *nodes, op ast.LogicalOp, x, y ast.Cond, opSpan ast.Span) ast.Cond {
+func logical(n *nodes, op ast.LogicalOp, x, y ast.Cond, opSpan ast.Range) ast.Cond {
 	if x == nil {
 		return y
 	}
@@ -220,7 +220,7 @@ func (b *condBuilder) fail(e *ast.CondError) {
 
 func tokEnd(t *plexer.Token) int { return t.Pos.Offset + len(t.Value) }
 
-func (b *condBuilder) tokSpan(t *plexer.Token) ast.Span { return b.src.Span(t.Pos.Offset, tokEnd(t)) }
+func (b *condBuilder) tokSpan(t *plexer.Token) ast.Range { return b.src.Span(t.Pos.Offset, tokEnd(t)) }
 
 func (b *condBuilder) or(n *condOr) ast.Cond {
 	x := b.and(n.X)

@@ -79,8 +79,8 @@ func FuzzParseCond(f *testing.F) {
 // start, no trailing period, a colon before the fix.
 func checkCondError(t *testing.T, text string, err *ast.CondError) {
 	t.Helper()
-	s, e := int(err.Span.Start.Offset), int(err.Span.End.Offset)
-	if !err.Span.IsValid() || s < 0 || s > e || e > len(text) {
+	s, e := int(err.Span.Start), int(err.Span.End)
+	if s < 0 || s > e || e > len(text) {
 		t.Fatalf("ParseCond(%q): span %v (%d-%d) outside the text", text, err.Span, s, e)
 	}
 	if s == e && strings.TrimSpace(text) != "" {
@@ -96,16 +96,16 @@ func checkCondError(t *testing.T, text string, err *ast.CondError) {
 // condSrc1 (decoded offsets are file offsets).
 func checkCondSpans(t *testing.T, text string, c ast.Cond) {
 	t.Helper()
-	at := func(s ast.Span) string { return text[s.Start.Offset:s.End.Offset] }
+	at := func(s ast.Range) string { return text[s.Start:s.End] }
 	switch c := c.(type) {
 	case *ast.Logical:
 		checkCondSpans(t, text, c.X)
 		checkCondSpans(t, text, c.Y)
-		if sp := c.CondSpan(); at(c.OpSpan) != c.Op.String() || sp.Start.Offset > c.OpSpan.Start.Offset || sp.End.Offset < c.OpSpan.End.Offset {
+		if sp := c.CondSpan(); at(c.OpSpan) != c.Op.String() || sp.Start > c.OpSpan.Start || sp.End < c.OpSpan.End {
 			t.Fatalf("ParseCond(%q): logical spans %v %v", text, c.OpSpan, sp)
 		}
 	case *ast.Compare:
-		if sp := c.CondSpan(); at(c.OpSpan) != c.Op.String() || sp.Start.Offset > c.OpSpan.Start.Offset || sp.End.Offset < c.OpSpan.End.Offset {
+		if sp := c.CondSpan(); at(c.OpSpan) != c.Op.String() || sp.Start > c.OpSpan.Start || sp.End < c.OpSpan.End {
 			t.Fatalf("ParseCond(%q): comparison spans %v %v", text, c.OpSpan, sp)
 		}
 		for _, o := range []ast.Operand{c.X, c.Y} {

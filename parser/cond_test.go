@@ -12,11 +12,11 @@ import (
 	"github.com/planc/planc/ast"
 )
 
-// condSrc1 maps condition byte i to line 1, column i+1, offset i.
-var condSrc1 = CondSource{Base: ast.Pos{Offset: 0, Line: 1, Col: 1}}
+// condSrc1 maps condition byte i to file offset i.
+var condSrc1 = CondSource{Base: 0}
 
 // condSp is the span of bytes [i, j) under condSrc1.
-func condSp(i, j int) ast.Span { return condSrc1.Span(i, j) }
+func condSp(i, j int) ast.Range { return condSrc1.Span(i, j) }
 
 // condShape renders c with every node bracketed: [comparison], (x op y).
 func condShape(c ast.Cond) string {
@@ -27,7 +27,7 @@ func condShape(c ast.Cond) string {
 }
 
 // condIgnoreSpans compares trees by structure only.
-var condIgnoreSpans = cmp.Options{cmpopts.IgnoreTypes(ast.Span{}), refParts}
+var condIgnoreSpans = cmp.Options{cmpopts.IgnoreTypes(ast.Range{}), refParts}
 
 // refParts compares a reference's parts' spans too (kept as offsets).
 var refParts = cmp.AllowUnexported(ast.Ref{})
@@ -93,7 +93,7 @@ func TestParseCondExact(t *testing.T) {
 	text := `$check.status == 'failed' || $lint.output != "ok" && 'a' < $x.foo`
 	// 0         1         2         3         4         5         6
 	// 0123456789012345678901234567890123456789012345678901234567890123456
-	src := CondSource{Base: ast.Pos{Offset: 100, Line: 3, Col: 12}}
+	src := CondSource{Base: 100}
 	s := src.Span
 	refCheck := ifRef("check", "status", ast.RefStatus, s(0, 13), s(1, 6), s(7, 13))
 	refLint := ifRef("lint", "output", ast.RefOutput, s(29, 41), s(30, 34), s(35, 41))
@@ -114,7 +114,7 @@ func TestParseCondExact(t *testing.T) {
 	if diff := cmp.Diff(ast.Cond(want), got, refParts); diff != "" {
 		t.Errorf("ParseCond (-want +got):\n%s", diff)
 	}
-	if got := want.CondSpan().Start; got != (ast.Pos{Offset: 100, Line: 3, Col: 12}) {
+	if got := want.CondSpan().Start; got != 100 {
 		t.Errorf("start = %+v", got)
 	}
 	// Each node's span, from its first operand's start to its last's end.
@@ -122,7 +122,7 @@ func TestParseCondExact(t *testing.T) {
 	gr := gl.Y.(*ast.Logical)
 	for _, c := range []struct {
 		node ast.Cond
-		want ast.Span
+		want ast.Range
 	}{{gl, s(0, 65)}, {gl.X, s(0, 25)}, {gr, s(29, 65)}, {gr.X, s(29, 49)}, {gr.Y, s(53, 65)}} {
 		if sp := c.node.CondSpan(); sp != c.want {
 			t.Errorf("%s: span %v, want %v", ast.FormatCond(c.node), sp, c.want)
@@ -148,8 +148,8 @@ func TestParseCondJSONEscape(t *testing.T) {
 			j++
 		}
 	}
-	// The string's first byte is at offset 57, column 20 of line 4.
-	src := CondSource{Base: ast.Pos{Offset: 57, Line: 4, Col: 20}, Offsets: offsets}
+	// The string's first byte is at offset 57.
+	src := CondSource{Base: 57, Offsets: offsets}
 	c, err := ParseCond(text, src)
 	if err != nil {
 		t.Fatalf("ParseCond: %s", err.Message)
@@ -157,26 +157,25 @@ func TestParseCondJSONEscape(t *testing.T) {
 	cm := c.(*ast.Compare)
 	ref := cm.Y.(*ast.Ref)
 	at := int32(strings.Index(raw, "$a.status")) // 9, not 7
-	wantRef := ast.Span{Start: ast.Pos{Offset: 57 + at, Line: 4, Col: 20 + at},
-		End: ast.Pos{Offset: 57 + int32(len(raw)), Line: 4, Col: 20 + int32(len(raw))}}
+	wantRef := ast.Range{Start: 57 + at, End: 57 + int32(len(raw))}
 	if diff := cmp.Diff(wantRef, ref.Span); diff != "" {
 		t.Errorf("ref span (-want +got):\n%s", diff)
 	}
-	if got, want := int(ref.FieldSpan().Start.Col), 20+strings.Index(raw, "status"); got != want {
-		t.Errorf("field column = %d, want %d", got, want)
+	if got, want := int(ref.FieldSpan().Start), 57+strings.Index(raw, "status"); got != want {
+		t.Errorf("field offset = %d, want %d", got, want)
 	}
 	lit := cm.X.(*ast.Literal)
-	wantLit := ast.Span{Start: ast.Pos{Offset: 57, Line: 4, Col: 20}, End: ast.Pos{Offset: 62, Line: 4, Col: 25}}
+	wantLit := ast.Range{Start: 57, End: 62}
 	if diff := cmp.Diff(wantLit, lit.Span); diff != "" || lit.Value != "x" {
 		t.Errorf("literal %q span (-want +got):\n%s", lit.Value, diff)
 	}
-	if got, want := int(cm.OpSpan.Start.Col), 20+strings.Index(raw, "=="); got != want {
-		t.Errorf("operator column = %d, want %d", got, want)
+	if got, want := int(cm.OpSpan.Start), 57+strings.Index(raw, "=="); got != want {
+		t.Errorf("operator offset = %d, want %d", got, want)
 	}
 	// A refusal is placed the same way.
 	_, cerr := ParseCond(`"x" == failed`, CondSource{Base: src.Base, Offsets: offsets[:len(`"x" == failed`)+1]})
-	if cerr == nil || cerr.Span.Start.Col != 20+9 {
-		t.Errorf("refusal = %+v, want it at column %d", cerr, 20+9)
+	if cerr == nil || cerr.Span.Start != 57+9 {
+		t.Errorf("refusal = %+v, want it at offset %d", cerr, 57+9)
 	}
 }
 
@@ -314,9 +313,9 @@ func TestParseCondRefusals(t *testing.T) {
 // TestParseCondRefusalPosition: a refusal's span is placed through
 // CondSource like a node's.
 func TestParseCondRefusalPosition(t *testing.T) {
-	src := CondSource{Base: ast.Pos{Offset: 200, Line: 7, Col: 15}}
+	src := CondSource{Base: 200}
 	_, err := ParseCond("$a.status == failed", src)
-	want := ast.Span{Start: ast.Pos{Offset: 213, Line: 7, Col: 28}, End: ast.Pos{Offset: 219, Line: 7, Col: 34}}
+	want := ast.Range{Start: 213, End: 219}
 	if err == nil || err.Span != want {
 		t.Fatalf("refusal = %+v, want span %v", err, want)
 	}
@@ -360,7 +359,7 @@ func TestParseCondConcurrent(t *testing.T) {
 
 func BenchmarkParseCond(b *testing.B) {
 	const text = `$a.status == 'failed' || $b.status == 'failed'`
-	src := CondSource{Base: ast.Pos{Offset: 40, Line: 3, Col: 12}}
+	src := CondSource{Base: 40}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := ParseCond(text, src); err != nil {
@@ -373,7 +372,7 @@ func BenchmarkParseCond(b *testing.B) {
 // every refused condition takes.
 func BenchmarkParseCondGrammar(b *testing.B) {
 	const text = `$a.status == 'failed' || $b.status == 'failed'`
-	src := CondSource{Base: ast.Pos{Offset: 40, Line: 3, Col: 12}}
+	src := CondSource{Base: 40}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := parseCondGrammar(text, src); err != nil {
@@ -383,7 +382,7 @@ func BenchmarkParseCondGrammar(b *testing.B) {
 }
 
 // ifRef is the reference a condition holds, with its parts' spans.
-func ifRef(id, field string, f ast.RefField, span, idSpan, fieldSpan ast.Span) *ast.Ref {
+func ifRef(id, field string, f ast.RefField, span, idSpan, fieldSpan ast.Range) *ast.Ref {
 	r := &ast.Ref{StepID: id, FieldName: field, Field: f, InIf: true, Span: span}
 	r.SetParts(idSpan, fieldSpan)
 	return r

@@ -34,16 +34,15 @@ func ParseJSON(src []byte, lim Limits) (*ast.Value, []ast.Diagnostic) {
 }
 
 type scanner struct {
-	src       []byte
-	text      string // src as a string, so substrings share one allocation
-	lim       Limits
-	off       int
-	line      int
-	lineStart int
-	depth     int
-	isPlan    bool // word messages for a plan rather than any document
-	diags     []ast.Diagnostic
-	failed    bool
+	src    []byte
+	text   string // src as a string, so substrings share one allocation
+	lim    Limits
+	off    int
+	lines  *ast.Lines // resolves the diagnostics' ranges
+	depth  int
+	isPlan bool // word messages for a plan rather than any document
+	diags  []ast.Diagnostic
+	failed bool
 
 	values  []ast.Value // slab for value nodes
 	members []ast.Member
@@ -72,22 +71,26 @@ type scanner struct {
 }
 
 func newScanner(src []byte, lim Limits) *scanner {
-	return &scanner{src: src, lim: lim, line: 1}
+	return &scanner{src: src, lim: lim}
 }
 
-// pos returns the position of byte offset off, which must lie on the
-// scanner's current line (newlines occur only in white space, which
-// advances the line counters).
-func (p *scanner) pos(off int) ast.Pos {
-	return ast.Pos{Offset: int32(off), Line: int32(p.line), Col: int32(off - p.lineStart + 1)}
+// rng returns the range [start, end) of byte offsets.
+func rng(start, end int) ast.Range { return ast.Range{Start: int32(start), End: int32(end)} }
+
+// span resolves r to lines and columns, for a diagnostic.
+func (p *scanner) span(r ast.Range) ast.Span {
+	if p.lines == nil {
+		p.lines = ast.NewLines(string(p.src))
+	}
+	return p.lines.Span(r)
 }
 
-func (p *scanner) fail(code string, sp ast.Span, format string, args ...any) {
+func (p *scanner) fail(code string, r ast.Range, format string, args ...any) {
 	if p.failed {
 		return
 	}
 	p.failed = true
-	p.diags = append(p.diags, ast.Diagnostic{Span: sp, Severity: ast.Error, Code: code, Message: fmt.Sprintf(format, args...)})
+	p.diags = append(p.diags, ast.Diagnostic{Span: p.span(r), Severity: ast.Error, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 func (p *scanner) document() *ast.Value {
@@ -96,21 +99,18 @@ func (p *scanner) document() *ast.Value {
 		if p.isPlan {
 			fix = "split the plan into smaller plans"
 		}
-		p.fail(CodeTooLarge, ast.Span{Start: p.pos(0), End: p.pos(0)},
+		p.fail(CodeTooLarge, rng(0, 0),
 			"the document is %d bytes, over the limit of %d bytes; %s", len(p.src), p.lim.MaxBytes, fix)
 		return nil
 	}
 	if !utf8.Valid(p.src) {
 		bad := firstInvalidUTF8(p.src)
-		start := p.locate(bad)
-		end := start
-		end.Offset++
-		end.Col++
-		p.fail(CodeInvalidUTF8, ast.Span{Start: start, End: end},
+		p.fail(CodeInvalidUTF8, rng(bad, bad+1),
 			"invalid UTF-8 byte 0x%02x; save the plan as UTF-8 text", p.src[bad])
 		return nil
 	}
 	p.text = string(p.src)
+	p.lines = ast.NewLines(p.text)
 	p.skipSpace()
 	if p.off == len(p.src) {
 		if p.isPlan {
@@ -126,26 +126,11 @@ func (p *scanner) document() *ast.Value {
 	}
 	p.skipSpace()
 	if p.off < len(p.src) {
-		start := p.pos(p.off)
-		end := p.locate(len(p.src))
-		p.fail(CodeTrailingData, ast.Span{Start: start, End: end},
+		p.fail(CodeTrailingData, rng(p.off, len(p.src)),
 			"trailing data after the JSON document; a document is exactly one JSON object, remove what follows it")
 		return nil
 	}
 	return v
-}
-
-// locate computes the position of an arbitrary offset by counting lines; it
-// is used only on error paths.
-func (p *scanner) locate(off int) ast.Pos {
-	line, ls := 1, 0
-	for i := 0; i < off && i < len(p.src); i++ {
-		if p.src[i] == '\n' {
-			line++
-			ls = i + 1
-		}
-	}
-	return ast.Pos{Offset: int32(off), Line: int32(line), Col: int32(off - ls + 1)}
 }
 
 func firstInvalidUTF8(b []byte) int {
@@ -159,26 +144,19 @@ func firstInvalidUTF8(b []byte) int {
 	return len(b)
 }
 
-func (p *scanner) here() ast.Span {
-	s := p.pos(p.off)
-	e := s
+func (p *scanner) here() ast.Range {
+	n := 0
 	if p.off < len(p.src) {
-		_, n := utf8.DecodeRune(p.src[p.off:])
-		e.Offset += int32(n)
-		e.Col += int32(n)
+		_, n = utf8.DecodeRune(p.src[p.off:])
 	}
-	return ast.Span{Start: s, End: e}
+	return rng(p.off, p.off+n)
 }
 
 func (p *scanner) skipSpace() {
 	for p.off < len(p.src) {
 		switch p.src[p.off] {
-		case ' ', '\t', '\r':
+		case ' ', '\t', '\r', '\n':
 			p.off++
-		case '\n':
-			p.off++
-			p.line++
-			p.lineStart = p.off
 		default:
 			return
 		}
@@ -254,7 +232,7 @@ func (p *scanner) word(w string, k ast.Kind, b bool) *ast.Value {
 	p.off += len(w)
 	v := p.newValue(k)
 	v.Bool = b
-	v.Span = ast.Span{Start: p.pos(start), End: p.pos(p.off)}
+	v.Span = rng(start, p.off)
 	return v
 }
 
@@ -273,12 +251,12 @@ func (p *scanner) object() *ast.Value {
 	}
 	defer func() { p.depth-- }()
 	v := p.newValue(ast.Object)
-	start := p.pos(p.off)
+	start := p.off
 	p.off++ // {
 	p.skipSpace()
 	if p.off < len(p.src) && p.src[p.off] == '}' {
 		p.off++
-		v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+		v.Span = rng(start, p.off)
 		return v
 	}
 	var seen map[string]*ast.Member
@@ -298,7 +276,7 @@ func (p *scanner) object() *ast.Value {
 		if !ok {
 			return nil
 		}
-		keySpan := ast.Span{Start: p.pos(keyStart), End: p.pos(p.off)}
+		keySpan := rng(keyStart, p.off)
 		p.skipSpace()
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
 			p.unexpected(fmt.Sprintf("%q after the key %q", ":", key))
@@ -321,8 +299,8 @@ func (p *scanner) object() *ast.Value {
 			return nil
 		}
 		if dup := lookup(p.memStack[base:], &seen, key); dup != nil {
-			p.diags = append(p.diags, ast.Diagnostic{Span: keySpan, Severity: ast.Error, Code: CodeDuplicateKey,
-				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, dup.KeySpan().Start)})
+			p.diags = append(p.diags, ast.Diagnostic{Span: p.span(keySpan), Severity: ast.Error, Code: CodeDuplicateKey,
+				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, p.lines.Pos(dup.KeySpan().Start))})
 		} else {
 			m := p.newMember()
 			m.Key, m.Value = key, val
@@ -342,7 +320,7 @@ func (p *scanner) object() *ast.Value {
 			p.off++
 		case '}':
 			p.off++
-			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+			v.Span = rng(start, p.off)
 			v.SetMembers(p.carveMembers(p.memStack[base:]))
 			p.memStack = p.memStack[:base]
 			return v
@@ -379,12 +357,12 @@ func (p *scanner) array(steps bool) *ast.Value {
 	}
 	defer func() { p.depth-- }()
 	v := p.newValue(ast.Array)
-	start := p.pos(p.off)
+	start := p.off
 	p.off++ // [
 	p.skipSpace()
 	if p.off < len(p.src) && p.src[p.off] == ']' {
 		p.off++
-		v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+		v.Span = rng(start, p.off)
 		return v
 	}
 	base := len(p.valStack)
@@ -412,7 +390,7 @@ func (p *scanner) array(steps bool) *ast.Value {
 			p.off++
 		case ']':
 			p.off++
-			v.Span = ast.Span{Start: start, End: p.pos(p.off)}
+			v.Span = rng(start, p.off)
 			v.SetElems(p.carveValues(p.valStack[base:]))
 			p.valStack = p.valStack[:base]
 			return v
@@ -452,7 +430,7 @@ func (p *scanner) stringValue() *ast.Value {
 	v := p.newValue(ast.String)
 	v.Str = s
 	v.Escaped = escaped
-	v.Span = ast.Span{Start: p.pos(start), End: p.pos(p.off)}
+	v.Span = rng(start, p.off)
 	return v
 }
 
@@ -590,7 +568,7 @@ func (p *scanner) number() *ast.Value {
 	}
 	bad := func() *ast.Value {
 		p.off = start
-		p.fail(CodeJSONSyntax, ast.Span{Start: p.pos(start), End: p.pos(max(i, start+1))}, "invalid number; write a JSON number such as 3, -1 or 2.5e3")
+		p.fail(CodeJSONSyntax, rng(start, max(i, start+1)), "invalid number; write a JSON number such as 3, -1 or 2.5e3")
 		return nil
 	}
 	switch {
@@ -627,7 +605,7 @@ func (p *scanner) number() *ast.Value {
 	p.off = i
 	v := p.newValue(ast.Number)
 	v.Str = p.text[start:i]
-	v.Span = ast.Span{Start: p.pos(start), End: p.pos(i)}
+	v.Span = rng(start, i)
 	return v
 }
 

@@ -32,7 +32,7 @@ const CommentField = "$comment"
 func ParseManifest(src []byte, lim Limits) (*ast.Manifest, []ast.Diagnostic) {
 	s := newScanner(src, lim)
 	root := s.document()
-	p := &manifestParser{diags: s.diags}
+	p := &manifestParser{diags: s.diags, lines: s.lines}
 	var m *ast.Manifest
 	switch {
 	case root == nil:
@@ -45,10 +45,17 @@ func ParseManifest(src []byte, lim Limits) (*ast.Manifest, []ast.Diagnostic) {
 	return m, p.diags
 }
 
-type manifestParser struct{ diags []ast.Diagnostic }
+type manifestParser struct {
+	diags []ast.Diagnostic
+	lines *ast.Lines
+}
 
-func (p *manifestParser) report(code string, sp ast.Span, sugg, format string, args ...any) {
-	p.diags = append(p.diags, ast.Diagnostic{Span: sp, Severity: ast.Error, Code: code, Message: fmt.Sprintf(format, args...), Suggestion: sugg})
+// sp resolves r, a range of the manifest, to lines and columns: the
+// manifest's fields keep Spans.
+func (p *manifestParser) sp(r ast.Range) ast.Span { return p.lines.Span(r) }
+
+func (p *manifestParser) report(code string, r ast.Range, sugg, format string, args ...any) {
+	p.diags = append(p.diags, ast.Diagnostic{Span: p.sp(r), Severity: ast.Error, Code: code, Message: fmt.Sprintf(format, args...), Suggestion: sugg})
 }
 
 // The fields of each manifest object, and where a field misplaced at the
@@ -77,31 +84,31 @@ func misplaced(key string) string {
 }
 
 func (p *manifestParser) manifest(root *ast.Value) *ast.Manifest {
-	m := &ast.Manifest{Span: root.Span, Version: ast.DefaultManifestVersion}
+	m := &ast.Manifest{Span: p.sp(root.Span), Version: ast.DefaultManifestVersion}
 	f := p.fields(root, "", rootFields[:])
 	if n := f["name"]; n == nil {
 		p.report(CodeManifestMissingField, root.OpenSpan(), "", "the manifest has no %q; add \"name\": \"local/<capsule>\"", "name")
 	} else if s, ok := p.str(n, "name", `write "name": "local/<capsule>"`); ok && p.capsuleName(n.Value, "name", s) {
-		m.Name, m.NameSpan = s, n.Value.Span
+		m.Name, m.NameSpan = s, p.sp(n.Value.Span)
 	}
 	if v := f["version"]; v != nil {
 		m.Version = ""
 		if s, ok := p.str(v, "version", `write "version": "0.1.0"`); ok && p.version(v.Value, s) {
-			m.Version, m.VersionSpan = s, v.Value.Span
+			m.Version, m.VersionSpan = s, p.sp(v.Value.Span)
 		}
 	}
 	if cf, obj := p.sub(f, "capabilities", "capabilities", `write "capabilities": {"shell": {"allow": ["bash"]}}`, capsFields[:]...); obj != nil {
-		m.Capabilities.Span = obj.Span
+		m.Capabilities.Span = p.sp(obj.Span)
 		p.capabilities(&m.Capabilities, cf)
 	}
 	if tf, obj := p.sub(f, "tools", "tools", `write "tools": {"builtin": ["notes"]}`, "builtin", "mcp"); obj != nil {
-		m.Tools.Span = obj.Span
+		m.Tools.Span = p.sp(obj.Span)
 		m.Tools.Builtin, m.Tools.BuiltinSpan = p.strList(tf["builtin"], "tools.builtin", false, p.builtinTool)
 		m.Tools.MCP, m.Tools.MCPSpan = p.mcp(tf["mcp"])
 	}
 	const hook = `{"on": "on-shell", "match": "rm *", "commit_policy": "deny"}`
 	if h := f["hooks"]; h != nil && p.want(h.Value, ast.Array, "hooks", "a list of hook objects", `write "hooks": [`+hook+"]") {
-		m.HooksSpan = h.Value.Span
+		m.HooksSpan = p.sp(h.Value.Span)
 		for i, e := range h.Value.Elems() {
 			if path := fmt.Sprintf("hooks[%d]", i); p.want(e, ast.Object, path, "an object", "write "+hook) {
 				m.Hooks = append(m.Hooks, p.hook(i, e, path))
@@ -121,7 +128,7 @@ func (p *manifestParser) capabilities(c *ast.Capabilities, f map[string]*ast.Mem
 			fix = "write true or false without quotes"
 		}
 		if p.want(v, ast.Bool, "capabilities.plan.submit", "a boolean", fix) {
-			c.PlanSubmit, c.PlanSubmitSpan = v.Bool, v.Span
+			c.PlanSubmit, c.PlanSubmitSpan = v.Bool, p.sp(v.Span)
 		}
 	}
 	sf, _ := p.sub(f, "shell", "capabilities.shell", `write "shell": {"allow": ["bash"]}`, "allow", "timeout", "env")
@@ -154,7 +161,7 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 		if !p.want(s.Value, ast.Object, path, "an object", fmt.Sprintf(`write %q: {"command": ["<binary>", "<argument>"]}`, s.Key)) {
 			continue
 		}
-		srv := ast.MCPServer{Name: s.Key, NameSpan: s.KeySpan(), Span: s.Value.Span}
+		srv := ast.MCPServer{Name: s.Key, NameSpan: p.sp(s.KeySpan()), Span: p.sp(s.Value.Span)}
 		sf := p.fields(s.Value, path, []string{"command", "env"})
 		if c := sf["command"]; c != nil {
 			srv.Command, srv.CommandSpan = p.command(c, path+".command")
@@ -166,28 +173,28 @@ func (p *manifestParser) mcp(m *ast.Member) ([]ast.MCPServer, ast.Span) {
 			out = append(out, srv)
 		}
 	}
-	return out, m.Value.Span
+	return out, p.sp(m.Value.Span)
 }
 
 func (p *manifestParser) hook(i int, obj *ast.Value, path string) ast.Hook {
-	h := ast.Hook{Index: i, Span: obj.Span}
+	h := ast.Hook{Index: i, Span: p.sp(obj.Span)}
 	f := p.fields(obj, path, hookFields[:])
 	if m := f["on"]; m == nil {
 		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "%s has no %q; add \"on\": %q or \"on\": %q", path, "on", ast.HookOnToolCall, ast.HookOnShell)
 	} else if s, ok := p.str(m, path+".on", `write "on": "on-shell"`); ok && p.oneOf(m.Value, path+".on", "an event", s, ast.HookEvents()) {
-		h.On, h.OnSpan = s, m.Value.Span
+		h.On, h.OnSpan = s, p.sp(m.Value.Span)
 	}
 	if m := f["match"]; m != nil {
 		if s, ok := p.str(m, path+".match", `write "match": "rm *"`); ok && s == "" {
 			p.report(CodeManifestBadValue, m.Value.Span, "", "%s.match is empty; remove it to match every call, or write a glob such as %q", path, "rm *")
 		} else if ok {
-			h.Match, h.MatchSpan = s, m.Value.Span
+			h.Match, h.MatchSpan = s, p.sp(m.Value.Span)
 		}
 	}
 	if m := f["commit_policy"]; m == nil {
 		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "%s has no %q; add \"commit_policy\": %q to refuse the calls it matches", path, "commit_policy", ast.CommitDeny)
 	} else if s, ok := p.str(m, path+".commit_policy", `write "commit_policy": "deny"`); ok && p.oneOf(m.Value, path+".commit_policy", "a commit policy", s, ast.CommitPolicies()) {
-		h.CommitPolicy, h.CommitPolicySpan = s, m.Value.Span
+		h.CommitPolicy, h.CommitPolicySpan = s, p.sp(m.Value.Span)
 	}
 	return h
 }
@@ -196,22 +203,22 @@ func (p *manifestParser) hook(i int, obj *ast.Value, path string) ast.Hook {
 // missing field; both is a bad value, reported at the later key, and leaves
 // the entrypoint empty.
 func (p *manifestParser) entrypoint(f map[string]*ast.Member, obj *ast.Value) *ast.Entrypoint {
-	e := &ast.Entrypoint{Span: obj.Span}
+	e := &ast.Entrypoint{Span: p.sp(obj.Span)}
 	pl, cm := f["plan"], f["command"]
 	if pl == nil && cm == nil {
 		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "entrypoint has neither %q nor %q; add \"plan\": \"<plan file>\" or \"command\": [\"<binary>\"]", "plan", "command")
 	}
 	if s, ok := p.str(pl, "entrypoint.plan", `write "plan": "<plan file>"`); ok && p.path(pl.Value, "entrypoint.plan", s) {
-		e.Plan, e.PlanSpan = s, pl.Value.Span
+		e.Plan, e.PlanSpan = s, p.sp(pl.Value.Span)
 	}
 	e.Command, e.CommandSpan = p.command(cm, "entrypoint.command")
 	if pl != nil && cm != nil {
 		later := cm
-		if pl.KeySpan().Start.Offset > cm.KeySpan().Start.Offset {
+		if pl.KeySpan().Start > cm.KeySpan().Start {
 			later = pl
 		}
 		p.report(CodeManifestBadValue, later.KeySpan(), "", "entrypoint has both %q and %q; keep one", "plan", "command")
-		return &ast.Entrypoint{Span: obj.Span}
+		return &ast.Entrypoint{Span: p.sp(obj.Span)}
 	}
 	return e
 }
@@ -306,10 +313,10 @@ func (p *manifestParser) strList(m *ast.Member, path string, split bool, ok func
 	for i, e := range v.Elems() {
 		ep := fmt.Sprintf("%s[%d]", path, i)
 		if p.want(e, ast.String, ep, "a string", "quote it, or remove it") && ok(e, ep, e.Str) {
-			out = append(out, ast.NameAt{Name: e.Str, Span: e.Span})
+			out = append(out, ast.NameAt{Name: e.Str, Span: p.sp(e.Span)})
 		}
 	}
-	return out, v.Span
+	return out, p.sp(v.Span)
 }
 
 // command reads an argv: a non-empty list of non-empty strings. It returns
@@ -323,7 +330,7 @@ func (p *manifestParser) command(m *ast.Member, path string) ([]string, ast.Span
 		return p.nonEmpty(v, path, s, "write the word or remove it")
 	})
 	if sp.IsValid() && len(m.Value.Elems()) == 0 {
-		p.report(CodeManifestBadValue, sp, "", "%s is empty; list the binary and its arguments, as in [\"npx\", \"-y\", \"<package>\"]", path)
+		p.report(CodeManifestBadValue, m.Value.Span, "", "%s is empty; list the binary and its arguments, as in [\"npx\", \"-y\", \"<package>\"]", path)
 	}
 	if len(p.diags) > n {
 		return nil, sp

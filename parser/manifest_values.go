@@ -138,7 +138,7 @@ func (p *manifestParser) timeout(m *ast.Member) *ast.DurationAt {
 	case d <= 0:
 		p.report(CodeManifestBadValue, v.Span, "", "%s %q is not positive; write a duration above zero, such as %q", path, s, "10m")
 	default:
-		return &ast.DurationAt{D: d, Raw: s, Span: v.Span}
+		return &ast.DurationAt{D: d, Raw: s, Span: p.sp(v.Span)}
 	}
 	return nil
 }
@@ -186,9 +186,9 @@ func (p *manifestParser) env(m *ast.Member, path string) ([]ast.EnvVar, ast.Span
 			p.report(CodeManifestBadValue, v.Value.Span, "", "%s holds a NUL byte, which no environment can hold; remove it", vp)
 			continue
 		}
-		out = append(out, ast.EnvVar{Name: v.Key, NameSpan: v.KeySpan(), Value: v.Value.Str, ValueSpan: v.Value.Span})
+		out = append(out, ast.EnvVar{Name: v.Key, NameSpan: p.sp(v.KeySpan()), Value: v.Value.Str, ValueSpan: p.sp(v.Value.Span)})
 	}
-	return out, m.Value.Span
+	return out, p.sp(m.Value.Span)
 }
 
 // envName returns name with every character a variable name cannot hold

@@ -21,11 +21,11 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 		return nil, p.diags
 	}
 	if root.Kind != ast.Object {
-		p.diags = append(p.diags, ast.Diagnostic{Span: root.Span, Severity: ast.Error, Code: CodeNotAnObject,
+		p.diags = append(p.diags, ast.Diagnostic{Span: p.span(root.Span), Severity: ast.Error, Code: CodeNotAnObject,
 			Message: fmt.Sprintf("a plan is one JSON object, not %s; write {\"id\": \"…\", \"steps\": […]}", root.Kind.Article())})
 		return nil, p.diags
 	}
-	plan := &ast.Plan{Span: root.Span, Object: root}
+	plan := &ast.Plan{Span: root.Span, Object: root, Lines: p.lines}
 	if m := root.Get("id"); m != nil && m.Value.Kind != ast.Null {
 		plan.IDField = m
 		if m.Value.Kind == ast.String {
@@ -36,7 +36,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 		plan.StepsField = m
 		if m.Value.Kind == ast.Array {
 			if lim.MaxSteps > 0 && len(m.Value.Elems()) > lim.MaxSteps {
-				p.diags = append(p.diags, ast.Diagnostic{Span: m.KeySpan(), Severity: ast.Error, Code: CodeTooManySteps,
+				p.diags = append(p.diags, ast.Diagnostic{Span: p.span(m.KeySpan()), Severity: ast.Error, Code: CodeTooManySteps,
 					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems()), lim.MaxSteps)})
 				return nil, p.diags
 			}
@@ -222,11 +222,9 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 // StringSource returns the mapping from the decoded text of the JSON string
 // v onto the file src it was parsed from.
 func StringSource(v *ast.Value, src []byte) CondSource {
-	cs := CondSource{Base: v.Span.Start}
-	cs.Base.Offset++
-	cs.Base.Col++
+	cs := CondSource{Base: v.Span.Start + 1}
 	if v.Escaped {
-		cs.Offsets = StringOffsets(src[v.Span.Start.Offset:v.Span.End.Offset])
+		cs.Offsets = StringOffsets(src[v.Span.Start:v.Span.End])
 	}
 	return cs
 }

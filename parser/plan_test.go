@@ -90,7 +90,8 @@ func TestSpans(t *testing.T) {
 	}
 	a, b := plan.Steps[0], plan.Steps[1]
 	type span struct{ L1, C1, L2, C2 int }
-	sp := func(s ast.Span) span {
+	sp := func(r ast.Range) span {
+		s := plan.Lines.Span(r)
 		return span{int(s.Start.Line), int(s.Start.Col), int(s.End.Line), int(s.End.Col)}
 	}
 	got := []span{sp(plan.Span), sp(a.Span()), sp(a.IDField.KeySpan()), sp(a.IDField.Value.Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan()), sp(a.Refs[0].FieldSpan()), sp(b.Refs[0].Span)}
@@ -102,7 +103,7 @@ func TestSpans(t *testing.T) {
 		t.Errorf("a string that only contains $b is not a reference (S6): %v", a.Refs)
 	}
 	line := strings.Split(src, "\n")[3]
-	if got := line[b.Refs[0].Span.Start.Col-1 : b.Refs[0].Span.End.Col-1]; got != "$a.status" {
+	if got := line[plan.Lines.Pos(b.Refs[0].Span.Start).Col-1 : plan.Lines.Pos(b.Refs[0].Span.End).Col-1]; got != "$a.status" {
 		t.Errorf("escaped condition ref maps to %q", got)
 	}
 }
@@ -195,7 +196,7 @@ func FuzzParsePlan(f *testing.F) {
 		}
 		if v != nil {
 			ast.Walk(v, func(x *ast.Value) bool {
-				if x.Span.End.Offset <= x.Span.Start.Offset || int(x.Span.End.Offset) > len(src) {
+				if x.Span.End <= x.Span.Start || int(x.Span.End) > len(src) {
 					t.Fatalf("bad value span %v in %q", x.Span, src)
 				}
 				return true
