@@ -11,12 +11,23 @@ type Plan struct {
 	// resolve to line 1.
 	Lines *Lines
 
+	// Text is the source text the ranges are offsets into.
+	Text string
+
 	ID      string  // the plan id, "" when absent or not a string
 	IDField *Member // nil when absent
 	// StepsField is nil when steps is absent; Steps holds every element of
-	// steps that is an object, with its index in the list.
+	// steps that is an object, with its index in the list, and NotObjects
+	// every other one. A steps list's own Value holds no elements.
 	StepsField *Member
 	Steps      []*Step
+	NotObjects []Elem
+}
+
+// Elem is an element of a list with its index in it.
+type Elem struct {
+	Index int
+	Value *Value
 }
 
 // StepKind is the kind of a step: what it dispatches.
@@ -72,25 +83,98 @@ func ParseOnError(s string) (OnError, bool) {
 	return 0, false
 }
 
-// Step is one element of steps. Each *Field member points at the raw member
-// (nil when the field is absent or null: S3 treats null as absent); the typed
-// fields beside it are set only when the value is well typed.
-type Step struct {
-	Index  int    // position in the plan's steps list
-	Object *Value // the step object itself
+// StepField names a field of a step (docs/plans.md, "Steps").
+type StepField uint8
 
-	ID      string
-	IDField *Member
+// The step fields, in the order docs/plans.md lists them. FieldUnknown
+// marks a member whose key is none of them.
+const (
+	FieldID StepField = iota
+	FieldTool
+	FieldShell
+	FieldCapsule
+	FieldInput
+	FieldDependsOn
+	FieldIf
+	FieldOnError
+	FieldRetries
+	NumStepFields
+	FieldUnknown StepField = 255
+)
+
+var stepFieldNames = [NumStepFields]string{"id", "tool", "shell", "capsule", "input", "depends_on", "if", "on_error", "retries"}
+
+// StepFieldOf returns the step field named key, or FieldUnknown.
+func StepFieldOf(key string) StepField {
+	for i, n := range stepFieldNames {
+		if n == key {
+			return StepField(i)
+		}
+	}
+	return FieldUnknown
+}
+
+// String returns the field's key, "" for FieldUnknown.
+func (f StepField) String() string {
+	if f < NumStepFields {
+		return stepFieldNames[f]
+	}
+	return ""
+}
+
+// Field is one member of a step object, 20 bytes: the key's range, the
+// value's kind and range. A step object is not kept as a Value tree: the
+// values the plan format gives meaning to are read as the object is parsed
+// (Step.ID, Target, DependsOn, Cond, OnError, Retries), input keeps its
+// tree (Step.Input), and what the rules need of every other member is
+// here. A string's or a number's text is Plan.FieldText's.
+type Field struct {
+	key     Range
+	Span    Range // the value's range
+	Kind    Kind  // the value's JSON type
+	Escaped bool  // a String's source holds escapes
+	Name    StepField
+}
+
+// KeySpan is the range of the key, its quotes included.
+func (f *Field) KeySpan() Range { return f.key }
+
+// SetKeySpan records the key's range.
+func (f *Field) SetKeySpan(r Range) { f.key = r }
+
+// Dep is one string entry of depends_on: a step id and its range.
+type Dep struct {
+	ID   string
+	Span Range
+}
+
+// Step is one element of steps. A field's accessor (IDField, InputField, …)
+// returns its member, nil when the field is absent or null (S3 treats null
+// as absent); the typed fields are set only when the value is well typed.
+type Step struct {
+	Index int   // position in the plan's steps list
+	Span  Range // the step object
+
+	ID string
 
 	// Kind is the one kind the step declares, KindNone when it declares none
 	// or several (Kinds lists them all, in source order).
 	Kind StepKind
 	// OnError is the step's failure policy (next to Kind, so the two
 	// share a word).
-	OnError     OnError
-	Kinds       []*Member
-	Target      string  // the tool name, shell command line or capsule name
-	TargetField *Member // the member holding Target when Kind != KindNone
+	OnError OnError
+	// at holds, for each StepField, 1 + its index in Fields when it is
+	// present and not null, else 0.
+	at     [NumStepFields]uint8
+	Target string // the tool name, shell command line or capsule name
+
+	// Fields are the step object's members, in source order, null ones and
+	// unknown keys included; a duplicate key keeps only its first member
+	// (the parser reports the duplicate).
+	Fields []Field
+	// Extra is what only an unusual step has (unknown keys, depends_on
+	// entries that are not strings), nil for the others.
+	Extra *StepExtra
 
 	// Argv is a shell step's command line split into words as shlex splits
 	// it (S14), once, by the parser: check reads its first word, ir keeps
@@ -99,29 +183,122 @@ type Step struct {
 	Argv    []string
 	ArgvErr error
 
-	InputField *Member
+	// Input is the value of input (its whole tree), nil when absent or
+	// null.
+	Input *Value
 
-	DependsOnField *Member
-	// DependsOn is depends_on's string entries, in order: each Str is a
-	// step id (entries of other types are wrong-type's). When every entry is
-	// a string it is the list's own Elems().
-	DependsOn []*Value
+	// DependsOn is depends_on's string entries, in order (entries of
+	// other types are wrong-type's, in DependsOnOther); non-nil when
+	// depends_on is a list.
+	DependsOn []Dep
 
-	IfField *Member
 	// Cond is the parsed condition; nil when there is no if or it did not
 	// parse (CondErr then holds why).
 	Cond    Cond
 	CondErr *CondError
 
-	OnErrorField *Member
-
-	RetriesField *Member
-	Retries      int
+	Retries int
 
 	// Refs lists every reference the step names, in input then in if, in
 	// source order.
 	Refs []*Ref
 }
+
+// StepExtra is what only an unusual step has.
+type StepExtra struct {
+	// UnknownKeys are the decoded keys of the step's FieldUnknown
+	// members, in order.
+	UnknownKeys []string
+	// DependsOnOther are the entries of depends_on that are not strings.
+	DependsOnOther []Field
+}
+
+// UnknownKeys returns the decoded keys of the step's FieldUnknown members,
+// in order.
+func (s *Step) UnknownKeys() []string {
+	if s.Extra == nil {
+		return nil
+	}
+	return s.Extra.UnknownKeys
+}
+
+// DependsOnOther returns the entries of depends_on that are not strings.
+func (s *Step) DependsOnOther() []Field {
+	if s.Extra == nil {
+		return nil
+	}
+	return s.Extra.DependsOnOther
+}
+
+// Field returns the member of field f, nil when absent or null.
+func (s *Step) Field(f StepField) *Field {
+	if f >= NumStepFields || s.at[f] == 0 {
+		return nil
+	}
+	return &s.Fields[s.at[f]-1]
+}
+
+// SetField records that Fields[i] is field f (present, not null).
+func (s *Step) SetField(f StepField, i int) { s.at[f] = uint8(i + 1) }
+
+// IDField is the member of id.
+func (s *Step) IDField() *Field { return s.Field(FieldID) }
+
+// InputField is the member of input.
+func (s *Step) InputField() *Field { return s.Field(FieldInput) }
+
+// DependsOnField is the member of depends_on.
+func (s *Step) DependsOnField() *Field { return s.Field(FieldDependsOn) }
+
+// IfField is the member of if.
+func (s *Step) IfField() *Field { return s.Field(FieldIf) }
+
+// OnErrorField is the member of on_error.
+func (s *Step) OnErrorField() *Field { return s.Field(FieldOnError) }
+
+// RetriesField is the member of retries.
+func (s *Step) RetriesField() *Field { return s.Field(FieldRetries) }
+
+// TargetField is the member holding Target when Kind != KindNone.
+func (s *Step) TargetField() *Field {
+	if s.Kind == KindNone {
+		return nil
+	}
+	return s.Field(StepField(FieldTool + StepField(s.Kind-KindTool)))
+}
+
+// Kinds returns the members of tool, shell and capsule the step has, in
+// source order, and how many there are.
+func (s *Step) Kinds() (fs [3]*Field, n int) {
+	for i := range s.Fields {
+		if f := &s.Fields[i]; f.Name >= FieldTool && f.Name <= FieldCapsule && s.at[f.Name] == uint8(i+1) {
+			fs[n] = f
+			n++
+		}
+	}
+	return fs, n
+}
+
+// Key returns the key of f, a member of s.
+func (s *Step) Key(f *Field) string {
+	if f.Name != FieldUnknown {
+		return f.Name.String()
+	}
+	k := 0
+	for i := range s.Fields {
+		if &s.Fields[i] == f {
+			return s.Extra.UnknownKeys[k]
+		}
+		if s.Fields[i].Name == FieldUnknown {
+			k++
+		}
+	}
+	return ""
+}
+
+// OpenSpan is the range of the step object's opening brace, where a
+// missing field is reported.
+func (s *Step) OpenSpan() Range { return Range{Start: s.Span.Start, End: s.Span.Start + 1} }
 
 // RefField is the field a reference reads.
 type RefField uint8
@@ -173,9 +350,6 @@ func (r *Ref) SetParts(id, field Range) {
 
 // String returns the reference as written: $ID.FIELD.
 func (r *Ref) String() string { return "$" + r.StepID + "." + r.FieldName }
-
-// Span is the range of the step object (Object's).
-func (s *Step) Span() Range { return s.Object.Span }
 
 // CondError is why an if did not parse: a span in the plan file, a message
 // that names the fix, and a suggestion when there is one.

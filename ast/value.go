@@ -27,13 +27,14 @@ func (k Kind) String() string {
 }
 
 // Value is one JSON value with its byte range. For a String, Str holds the
-// decoded text and Span covers the quotes; for a Number, Str holds the literal as
-// written. Array elements are Elems(), object members Members(), in source
-// order; a duplicate key keeps only its first member (the parser reports the
-// duplicate). A parsed plan holds one Value per JSON value, so it is kept to
-// 40 bytes: an array's elements, an object's members and a string's
-// reference share one pointer (a value is never two of them), set with
-// SetElems, SetMembers or SetRef.
+// decoded text and Span covers the quotes; for a Number, Str holds the
+// literal as written. Array elements are Elems(), object members Members(),
+// in source order; a duplicate key keeps only its first member (the parser
+// reports the duplicate). A parsed plan holds one Value per JSON value
+// outside its step objects (whose members are ast.Fields) and inside each
+// step's input, so it is kept to 40 bytes: an array's elements, an
+// object's members and a string's reference share one pointer (a value is
+// never two of them), set with SetElems, SetMembers or SetRef.
 type Value struct {
 	Kind Kind
 	Bool bool

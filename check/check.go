@@ -218,7 +218,7 @@ func featuresOf(s *ast.Step) stepFeature {
 	case ast.KindCapsule:
 		f |= onCapsule
 	}
-	if s.InputField != nil {
+	if s.Input != nil {
 		f |= onInput
 	}
 	if len(s.DependsOn) > 0 {

@@ -104,7 +104,7 @@ func (p *Pass) graph() *graph {
 // depends_on and in references.
 func (p *Pass) resolve(s *ast.Step) {
 	for _, d := range s.DependsOn {
-		p.deps = append(p.deps, p.byID.lookup(d.Str))
+		p.deps = append(p.deps, p.byID.lookup(d.ID))
 	}
 	deps := p.deps[p.depOff[len(p.depOff)-1]:]
 	for _, r := range s.Refs {
@@ -119,10 +119,10 @@ func (p *Pass) resolve(s *ast.Step) {
 // are already known: comparing with those few ids is cheaper than a lookup
 // in the index, which at 100k steps misses the cache. The scan is bounded,
 // so a step with thousands of entries and references stays linear.
-func (p *Pass) lookupRef(id string, dependsOn []*ast.Value, deps []int32) int32 {
+func (p *Pass) lookupRef(id string, dependsOn []ast.Dep, deps []int32) int32 {
 	if len(dependsOn) <= 8 {
 		for k, d := range dependsOn {
-			if d.Str == id {
+			if d.ID == id {
 				return deps[k]
 			}
 		}

@@ -25,6 +25,6 @@ var ruleBinaryNotFound = Rule{
 		if !slices.Contains(p.Caps.ShellAllow, bin) || p.Caps.Found(bin) {
 			return
 		}
-		p.report(r, s, s.TargetField.Value.Span, "", "%q is allowed but not found on PATH, so the step would fail with \"executable file not found\"; install it, put its directory on PATH, or name it by its path in capabilities.shell.allow", bin)
+		p.report(r, s, s.TargetField().Span, "", "%q is allowed but not found on PATH, so the step would fail with \"executable file not found\"; install it, put its directory on PATH, or name it by its path in capabilities.shell.allow", bin)
 	},
 }

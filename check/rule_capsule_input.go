@@ -15,12 +15,12 @@ var ruleCapsuleInput = Rule{
 		if s.Kind != ast.KindCapsule {
 			return
 		}
-		m := s.InputField
+		m := s.InputField()
 		if m == nil {
-			p.report(r, s, s.TargetField.KeySpan(), "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
+			p.report(r, s, s.TargetField().KeySpan(), "", "capsule %s has no input: the input is its task text; %s", stepName(s), fix)
 			return
 		}
-		v := m.Value
+		v := s.Input
 		if v.Kind != ast.Object {
 			return // a string is the task text; other kinds are wrong-type's
 		}

@@ -29,7 +29,7 @@ var ruleCapsuleNotAllowed = Rule{
 		if s.Kind != ast.KindCapsule {
 			return
 		}
-		sp := s.TargetField.Value.Span
+		sp := s.TargetField().Span
 		switch bare, plain := bareName(s.Target); {
 		case bare == "":
 			bare, entry := "worker", "local/worker"

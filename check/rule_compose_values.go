@@ -22,10 +22,10 @@ var ruleComposeValues = Rule{
 	Example:  `{"id": "c", "tool": "compose", "input": {"template": "tests: {status}", "values": {"state": "$t.status"}}}`,
 	on:       onTool | onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.Kind != ast.KindTool || s.Target != "compose" || s.InputField == nil || s.InputField.Value.Kind != ast.Object {
+		if s.Kind != ast.KindTool || s.Target != "compose" || s.Input == nil || s.Input.Kind != ast.Object {
 			return
 		}
-		in := s.InputField.Value
+		in := s.Input
 		tm, vm := in.Get("template"), in.Get("values")
 		if tm == nil || tm.Value.Kind != ast.String || tm.Value.Ref() != nil || vm == nil || vm.Value.Kind != ast.Object {
 			return

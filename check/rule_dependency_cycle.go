@@ -43,7 +43,7 @@ var ruleDependencyCycle = Rule{
 			for x, k := range cyc {
 				next := cyc[(x+1)%len(cyc)]
 				s := p.Plan.Steps[k]
-				sp := s.Span()
+				sp := s.Span
 				for y, d := range p.depsOf(int(k)) {
 					if d == next {
 						sp = s.DependsOn[y].Span

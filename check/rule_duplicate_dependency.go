@@ -17,8 +17,8 @@ var ruleDuplicateDependency = Rule{
 			// it, without a map.
 			for k, d := range deps {
 				for _, e := range deps[:k] {
-					if e.Str == d.Str {
-						p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.Str)
+					if e.ID == d.ID {
+						p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
 						break
 					}
 				}
@@ -27,10 +27,10 @@ var ruleDuplicateDependency = Rule{
 		}
 		seen := make(map[string]bool, len(deps))
 		for _, d := range deps {
-			if seen[d.Str] {
-				p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.Str)
+			if seen[d.ID] {
+				p.report(r, s, d.Span, "", "%s depends on %q twice; remove the second entry", stepName(s), d.ID)
 			}
-			seen[d.Str] = true
+			seen[d.ID] = true
 		}
 	},
 }

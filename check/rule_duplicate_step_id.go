@@ -12,7 +12,7 @@ var ruleDuplicateStepID = Rule{
 	step: func(p *Pass, r *Rule, i int, s *ast.Step) {
 		if f := p.byID.first[i]; f >= 0 && f != int32(i) {
 			first := p.Plan.Steps[f]
-			p.report(r, s, s.IDField.Value.Span, "", "step id %q is already used by step %d at %s; step ids must be unique, rename one", s.ID, first.Index+1, p.Plan.Lines.Pos(first.IDField.Value.Span.Start))
+			p.report(r, s, s.IDField().Span, "", "step id %q is already used by step %d at %s; step ids must be unique, rename one", s.ID, first.Index+1, p.Plan.Lines.Pos(first.IDField().Span.Start))
 		}
 	},
 }

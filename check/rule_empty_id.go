@@ -14,9 +14,9 @@ var ruleEmptyID = Rule{
 		}
 	},
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if m := s.IDField; m != nil && m.Value.Kind == ast.String && m.Value.Str == "" {
+		if m := s.IDField(); m != nil && m.Kind == ast.String && s.ID == "" {
 			p.Bad[s.Index] = true
-			p.report(r, s, m.Value.Span, "", "%s has an empty id; give it a name unique in the plan, e.g. \"build\"", stepName(s))
+			p.report(r, s, m.Span, "", "%s has an empty id; give it a name unique in the plan, e.g. \"build\"", stepName(s))
 		}
 	},
 }

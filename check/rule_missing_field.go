@@ -18,9 +18,9 @@ var ruleMissingField = Rule{
 		}
 	},
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.IDField == nil {
+		if s.IDField() == nil {
 			p.Bad[s.Index] = true
-			p.report(r, s, s.Object.OpenSpan(), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
+			p.report(r, s, s.OpenSpan(), "", "%s has no %q; add \"id\": \"<step name>\", unique in the plan", stepName(s), "id")
 		}
 	},
 }

@@ -170,7 +170,7 @@ func (p *Pass) judgeNeverRuns(r *Rule, s *ast.Step, targets []int32) {
 	deflt := true
 	for n, k := range blame {
 		names[n] = ids[k]
-		if p.Plan.Steps[targets[k]].OnErrorField != nil {
+		if p.Plan.Steps[targets[k]].OnErrorField() != nil {
 			deflt = false
 		}
 	}

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
+)
 
 var onErrorWords = [...]string{"fail", "skip", "continue"}
 
@@ -12,18 +15,18 @@ var ruleOnErrorValue = Rule{
 	Doc:      "on_error is not one of fail, skip, continue",
 	Example:  `{"id": "a", "tool": "notes", "on_error": "ignore"}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		m := s.OnErrorField
-		if m == nil || m.Value.Kind != ast.String {
+		m := s.OnErrorField()
+		if m == nil || m.Kind != ast.String {
 			return
 		}
-		if _, ok := ast.ParseOnError(m.Value.Str); !ok {
-			sug := ast.Suggest(m.Value.Str, onErrorWords[:])
+		if text := parser.FieldText(p.Plan, m); !isOneOf(text, onErrorWords[:]) {
+			sug := ast.Suggest(text, onErrorWords[:])
 			extra := didYouMean(sug)
 			if sug == "" {
 				extra = `; write "fail", "skip" or "continue"`
 			}
 			p.Bad[s.Index] = true
-			p.report(r, s, m.Value.Span, sug, "on_error %q is not one of \"fail\", \"skip\", \"continue\"%s", m.Value.Str, extra)
+			p.report(r, s, m.Span, sug, "on_error %q is not one of \"fail\", \"skip\", \"continue\"%s", text, extra)
 		}
 	},
 }

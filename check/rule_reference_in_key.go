@@ -11,10 +11,10 @@ var ruleReferenceInKey = Rule{
 	Example:  `{"id": "n", "tool": "notes", "input": {"$t.output": "x"}}`,
 	on:       onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.InputField == nil {
+		if s.Input == nil {
 			return
 		}
-		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
+		ast.Walk(s.Input, func(v *ast.Value) bool {
 			for _, m := range v.Members() {
 				if containsRefShape(m.Key) {
 					p.report(r, s, m.KeySpan(), "", "key %q looks like a reference, but keys are never substituted; put the reference in a value", m.Key)

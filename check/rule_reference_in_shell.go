@@ -12,7 +12,7 @@ var ruleReferenceInShell = Rule{
 	on:       onShell,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind == ast.KindShell && containsRefShape(s.Target) {
-			p.report(r, s, s.TargetField.Value.Span, "", "the command line of %s holds a reference, but command lines are never substituted; pass the value through a tool step's input instead", stepName(s))
+			p.report(r, s, s.TargetField().Span, "", "the command line of %s holds a reference, but command lines are never substituted; pass the value through a tool step's input instead", stepName(s))
 		}
 	},
 }

@@ -16,10 +16,10 @@ var ruleReferenceLikeText = Rule{
 	Example:  `{"id": "n", "tool": "notes", "input": {"body": "log: $t.output"}}`,
 	on:       onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.InputField == nil {
+		if s.Input == nil {
 			return
 		}
-		ast.Walk(s.InputField.Value, func(v *ast.Value) bool {
+		ast.Walk(s.Input, func(v *ast.Value) bool {
 			if v.Kind != ast.String || v.Ref() != nil {
 				return true
 			}

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"github.com/planc/planc/ast"
+	"github.com/planc/planc/parser"
+)
 
 // MaxRetries is the largest retries value S3 accepts; the cap keeps a typo
 // from retrying forever.
@@ -14,13 +17,13 @@ var ruleRetriesRange = Rule{
 	Doc:      "retries is not an integer from 0 to 100 (S3)",
 	Example:  `{"id": "a", "tool": "notes", "retries": -1}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		m := s.RetriesField
-		if m == nil || m.Value.Kind != ast.Number {
+		m := s.RetriesField()
+		if m == nil || m.Kind != ast.Number {
 			return
 		}
-		if !isPlainInt(m.Value.Str) || s.Retries < 0 || s.Retries > MaxRetries {
+		if lit := parser.FieldText(p.Plan, m); !isPlainInt(lit) || s.Retries < 0 || s.Retries > MaxRetries {
 			p.Bad[s.Index] = true
-			p.report(r, s, m.Value.Span, "", "retries %s is not an integer from 0 to %d; write a whole number such as 2 (extra dispatches after a failure)", m.Value.Str, MaxRetries)
+			p.report(r, s, m.Span, "", "retries %s is not an integer from 0 to %d; write a whole number such as 2 (extra dispatches after a failure)", lit, MaxRetries)
 		}
 	},
 }

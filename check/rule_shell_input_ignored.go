@@ -11,8 +11,8 @@ var ruleShellInputIgnored = Rule{
 	Example:  `{"id": "t", "shell": "go test ./...", "input": {"pkg": "./..."}}`,
 	on:       onShell | onInput,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.Kind == ast.KindShell && s.InputField != nil {
-			p.report(r, s, s.InputField.KeySpan(), "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
+		if s.Kind == ast.KindShell && s.Input != nil {
+			p.report(r, s, s.InputField().KeySpan(), "", "%s is a shell step, which ignores its input; put the arguments in the command line or remove the input", stepName(s))
 		}
 	},
 }

@@ -37,7 +37,7 @@ var ruleShellNotAllowed = Rule{
 		if sug == "" {
 			sug = ast.Suggest(bin, p.Caps.ShellAllow)
 		}
-		p.report(r, s, s.TargetField.Value.Span, sug, "%q is not in capabilities.shell.allow%s%s; %s",
+		p.report(r, s, s.TargetField().Span, sug, "%q is not in capabilities.shell.allow%s%s; %s",
 			bin, p.Caps.of(), meant(sug), p.Caps.grant(strconv.Quote(bin), "capabilities.shell.allow"))
 	},
 }

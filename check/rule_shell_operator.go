@@ -33,7 +33,7 @@ var ruleShellOperator = Rule{
 		if !strings.Contains(s.Target, "'") {
 			fix = fmt.Sprintf("to have a shell read it, write \"sh -c '%s'\" and allow sh", strings.TrimSpace(s.Target))
 		}
-		p.report(r, s, s.TargetField.Value.Span, "",
+		p.report(r, s, s.TargetField().Span, "",
 			"the command line of %s has %q, which no shell reads here: planc runs one program and hands it %q as a word (S14); %s",
 			stepName(s), op, op, fix)
 	},

@@ -18,7 +18,7 @@ var ruleShellSyntax = Rule{
 		if s.Kind != ast.KindShell {
 			return
 		}
-		sp := s.TargetField.Value.Span
+		sp := s.TargetField().Span
 		if strings.TrimSpace(s.Target) == "" {
 			p.Bad[s.Index] = true
 			p.report(r, s, sp, "", "%s has an empty command line; write the command, e.g. \"go test ./...\"", stepName(s))

@@ -12,12 +12,12 @@ var ruleNoStepKind = Rule{
 	Doc:      "a step declares none of tool, shell, capsule",
 	Example:  `{"id": "a", "input": {"body": "hi"}}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if len(s.Kinds) != 0 {
+		if _, n := s.Kinds(); n != 0 {
 			return
 		}
-		sp := s.Span()
-		if s.IDField != nil {
-			sp = s.IDField.KeySpan()
+		sp := s.Span
+		if s.IDField() != nil {
+			sp = s.IDField().KeySpan()
 		}
 		p.Bad[s.Index] = true
 		p.report(r, s, sp, "", "%s declares none of \"tool\", \"shell\", \"capsule\"; add exactly one, e.g. \"tool\": \"notes\"", stepName(s))
@@ -32,14 +32,15 @@ var ruleSeveralStepKinds = Rule{
 	Doc:      "a step declares more than one of tool, shell, capsule",
 	Example:  `{"id": "a", "tool": "notes", "shell": "go test ./..."}`,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if len(s.Kinds) < 2 {
+		kinds, n := s.Kinds()
+		if n < 2 {
 			return
 		}
-		names := make([]string, len(s.Kinds))
-		for i, m := range s.Kinds {
-			names[i] = m.Key
+		names := make([]string, n)
+		for i, m := range kinds[:n] {
+			names[i] = m.Name.String()
 		}
 		p.Bad[s.Index] = true
-		p.report(r, s, s.Kinds[1].KeySpan(), "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), ast.QuoteList(names, ""))
+		p.report(r, s, kinds[1].KeySpan(), "", "%s declares %s; a step has exactly one of them, split it into one step each", stepName(s), ast.QuoteList(names, ""))
 	},
 }

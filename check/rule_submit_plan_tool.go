@@ -16,7 +16,7 @@ var ruleSubmitPlanTool = Rule{
 	on:       onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		if s.Kind == ast.KindTool && s.Target == SubmitPlan {
-			p.report(r, s, s.TargetField.Value.Span, "", "%s calls %q: a plan cannot submit a plan; put the inner plan's steps into this plan", stepName(s), SubmitPlan)
+			p.report(r, s, s.TargetField().Span, "", "%s calls %q: a plan cannot submit a plan; put the inner plan's steps into this plan", stepName(s), SubmitPlan)
 		}
 	},
 }

@@ -26,7 +26,7 @@ var ruleToolInput = Rule{
 	plan:      func(p *Pass, r *Rule) { p.inputs = newInputSchemas(p.Caps, len(p.Plan.Steps)) },
 	on:        onTool,
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
-		if s.Kind != ast.KindTool || s.TargetField.Value.Kind != ast.String {
+		if s.Kind != ast.KindTool || s.TargetField().Kind != ast.String {
 			return
 		}
 		tool := s.Target
@@ -34,18 +34,18 @@ var ruleToolInput = Rule{
 		if !known {
 			return // unknown-tool's, or an MCP tool not listed yet
 		}
-		in := s.InputField
-		if in != nil && in.Value.Kind == ast.String {
+		in := s.InputField()
+		if in != nil && s.Input.Kind == ast.String {
 			fix := `write "input": {"<field>": "<value>"}`
 			if schema != nil {
 				if sh := describe(schema.root); sh != "" {
 					fix = `write "input": ` + sh
 				}
 			}
-			p.report(r, s, in.Value.Span, "", "tool %q: a tool step's input must be an object, not a string; %s", tool, fix)
+			p.report(r, s, s.Input.Span, "", "tool %q: a tool step's input must be an object, not a string; %s", tool, fix)
 			return
 		}
-		if schema == nil || in != nil && in.Value.Kind != ast.Object {
+		if schema == nil || in != nil && s.Input.Kind != ast.Object {
 			return // no schema, or wrong-type's
 		}
 		var root *ast.Value
@@ -54,7 +54,7 @@ var ruleToolInput = Rule{
 		if in == nil {
 			inst = map[string]any{}
 		} else {
-			root = in.Value
+			root = s.Input
 			// An input this check already found valid for this tool (the
 			// same values, references of the same kinds at the same
 			// places) is valid again: plans repeat inputs.
@@ -136,7 +136,7 @@ func reportFinding(p *Pass, r *Rule, s *ast.Step, root *ast.Value, f finding) {
 			}
 			msg = fmt.Sprintf("the step has no input, and the tool needs %s; add \"input\": %s", ast.QuoteList(f.keys, ""), shape)
 		}
-		p.report(r, s, s.TargetField.KeySpan(), "", "tool %q: %s", tool, msg)
+		p.report(r, s, s.TargetField().KeySpan(), "", "tool %q: %s", tool, msg)
 		return
 	}
 	v := locate(root, f.loc)

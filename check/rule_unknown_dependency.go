@@ -19,7 +19,7 @@ var ruleUnknownDependency = Rule{
 			if p.depsOf(i)[k] >= 0 {
 				continue
 			}
-			p.unknownStep(r, s, d.Str, d.Span, fmt.Sprintf("%s depends on %q, which the plan does not declare", stepName(s), d.Str))
+			p.unknownStep(r, s, d.ID, d.Span, fmt.Sprintf("%s depends on %q, which the plan does not declare", stepName(s), d.ID))
 		}
 	},
 }

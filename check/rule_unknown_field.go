@@ -32,16 +32,20 @@ var ruleUnknownField = Rule{
 		}
 	},
 	step: func(p *Pass, r *Rule, _ int, st *ast.Step) {
-		for _, m := range st.Object.Members() {
-			if isOneOf(m.Key, stepFields[:]) {
+		k := 0
+		for i := range st.Fields {
+			m := &st.Fields[i]
+			if m.Name != ast.FieldUnknown {
 				continue
 			}
-			s := ast.Suggest(m.Key, stepFields[:])
+			key := st.UnknownKeys()[k]
+			k++
+			s := ast.Suggest(key, stepFields[:])
 			extra := didYouMean(s)
 			if s == "" {
 				extra = "; a step has id, tool, shell, capsule, input, depends_on, if, on_error, retries"
 			}
-			p.report(r, st, m.KeySpan(), s, "unknown field %q in %s%s", m.Key, stepName(st), extra)
+			p.report(r, st, m.KeySpan(), s, "unknown field %q in %s%s", key, stepName(st), extra)
 		}
 	},
 }

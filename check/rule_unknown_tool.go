@@ -47,6 +47,6 @@ var ruleUnknownTool = Rule{
 		if where == "" {
 			where = " of the capsule"
 		}
-		p.report(r, s, s.TargetField.Value.Span, sug, "tool %q is not among the tools%s%s%s; %s", s.Target, where, has, meant(sug), fix)
+		p.report(r, s, s.TargetField().Span, sug, "tool %q is not among the tools%s%s%s; %s", s.Target, where, has, meant(sug), fix)
 	},
 }

@@ -17,7 +17,7 @@ var ruleUnreferenceableID = Rule{
 	step: func(p *Pass, r *Rule, _ int, s *ast.Step) {
 		for _, c := range s.ID {
 			if c >= utf8.RuneSelf || !parser.IsRefIDByte(byte(c)) {
-				p.report(r, s, s.IDField.Value.Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
+				p.report(r, s, s.IDField().Span, "", "step id %q has %q, so no reference can name it; use only letters, digits, _ and -", s.ID, c)
 				break
 			}
 		}

@@ -99,7 +99,7 @@ func TestUnknownDependenciesBounded(t *testing.T) {
 		}
 		i := unknown
 		unknown++
-		dep := plan.Steps[i].DependsOn[0].Str
+		dep := plan.Steps[i].DependsOn[0].ID
 		if i < 100 || d.Suggestion != "" {
 			if want := ast.Suggest(dep, ids); d.Suggestion != want {
 				t.Fatalf("unknown id %d: suggestion %q, want %q", i, d.Suggestion, want)

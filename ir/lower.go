@@ -67,7 +67,7 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 	if s.Retries < 0 {
 		return fmt.Errorf("retries %d is negative", s.Retries)
 	}
-	if s.IfField != nil && s.Cond == nil {
+	if s.IfField() != nil && s.Cond == nil {
 		return errors.New("its condition did not parse")
 	}
 	if st.Kind == KindShell {
@@ -86,8 +86,8 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 	// Decision: a shell step ignores its input (docs/plans.md, "Shell steps";
 	// S14), so the references in it are not slots and are never resolved (S9).
 	var input *ast.Value
-	if s.InputField != nil && st.Kind != KindShell {
-		input = s.InputField.Value
+	if st.Kind != KindShell {
+		input = s.Input
 	}
 	slot, err := l.slots(st, input, s.Cond)
 	if err != nil {
@@ -112,12 +112,9 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 func (l *lowerer) depends(st *Step, s *ast.Step) error {
 	start := len(l.deps)
 	for _, d := range s.DependsOn {
-		if d == nil {
-			return errors.New("a depends_on entry is missing")
-		}
-		j, ok := l.index[d.Str]
+		j, ok := l.index[d.ID]
 		if !ok {
-			return fmt.Errorf("depends on %q, which the plan does not declare", d.Str)
+			return fmt.Errorf("depends on %q, which the plan does not declare", d.ID)
 		}
 		if slices.Contains(l.deps[start:], j) {
 			continue

@@ -60,14 +60,20 @@ type scanner struct {
 	// soon as it is parsed, while its nodes are still in the cache, instead
 	// of in a second walk over the whole tree (stepsKey marks that the key
 	// was seen; a later "steps" is a duplicate).
-	stepsKey  bool
-	steps     []*ast.Step
-	stepSlab  []ast.Step
-	stepCount int // elements of the steps list, objects or not
+	stepsKey   bool
+	steps      []*ast.Step
+	stepSlab   []ast.Step
+	stepCount  int        // elements of the steps list, objects or not
+	notObjects []ast.Elem // elements of the steps list that are not objects
 
-	nodes      nodes        // the steps' small nodes
-	depScratch []*ast.Value // a step's depends_on entries while it is built
-	refScratch []*ast.Ref   // a step's references while it is built
+	nodes nodes // the steps' small nodes
+	// A step's members, unknown keys, depends_on entries and references
+	// while it is built.
+	fieldScratch []ast.Field
+	keyScratch   []string
+	depScratch   []ast.Dep
+	otherScratch []ast.Field
+	refScratch   []*ast.Ref
 }
 
 func newScanner(src []byte, lim Limits) *scanner {
@@ -206,7 +212,7 @@ func (p *scanner) value() *ast.Value {
 	case c == '{':
 		return p.object()
 	case c == '[':
-		return p.array(false)
+		return p.array()
 	case c == '"':
 		return p.stringValue()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -225,15 +231,23 @@ func (p *scanner) value() *ast.Value {
 
 func (p *scanner) word(w string, k ast.Kind, b bool) *ast.Value {
 	start := p.off
-	if len(p.src)-p.off < len(w) || string(p.src[p.off:p.off+len(w)]) != w {
-		p.unexpected("a value (object, list, string, number, true, false or null)")
+	if !p.scanWord(w) {
 		return nil
 	}
-	p.off += len(w)
 	v := p.newValue(k)
 	v.Bool = b
 	v.Span = rng(start, p.off)
 	return v
+}
+
+// scanWord scans the literal w (true, false or null).
+func (p *scanner) scanWord(w string) bool {
+	if len(p.src)-p.off < len(w) || string(p.src[p.off:p.off+len(w)]) != w {
+		p.unexpected("a value (object, list, string, number, true, false or null)")
+		return false
+	}
+	p.off += len(w)
+	return true
 }
 
 func (p *scanner) enter() bool {
@@ -251,44 +265,14 @@ func (p *scanner) object() *ast.Value {
 	}
 	defer func() { p.depth-- }()
 	v := p.newValue(ast.Object)
-	start := p.off
-	p.off++ // {
-	p.skipSpace()
-	if p.off < len(p.src) && p.src[p.off] == '}' {
-		p.off++
-		v.Span = rng(start, p.off)
-		return v
-	}
 	var seen map[string]*ast.Member
 	base := len(p.memStack)
-	for {
-		p.skipSpace()
-		if p.off >= len(p.src) || p.src[p.off] != '"' {
-			if p.off < len(p.src) && p.src[p.off] == '}' {
-				p.fail(CodeJSONSyntax, p.here(), "trailing comma before %q; remove the comma", "}")
-				return nil
-			}
-			p.unexpected("an object key in double quotes")
-			return nil
-		}
-		keyStart := p.off
-		key, _, ok := p.str()
-		if !ok {
-			return nil
-		}
-		keySpan := rng(keyStart, p.off)
-		p.skipSpace()
-		if p.off >= len(p.src) || p.src[p.off] != ':' {
-			p.unexpected(fmt.Sprintf("%q after the key %q", ":", key))
-			return nil
-		}
-		p.off++
-		p.skipSpace()
+	r, ok := p.scanObject(func(key string, keySpan ast.Range) bool {
 		var val *ast.Value
 		if p.isPlan && p.depth == 1 && key == "steps" && !p.stepsKey {
 			p.stepsKey = true
 			if p.off < len(p.src) && p.src[p.off] == '[' {
-				val = p.array(true)
+				val = p.stepsList()
 			} else {
 				val = p.value()
 			}
@@ -296,11 +280,10 @@ func (p *scanner) object() *ast.Value {
 			val = p.value()
 		}
 		if val == nil {
-			return nil
+			return false
 		}
 		if dup := lookup(p.memStack[base:], &seen, key); dup != nil {
-			p.diags = append(p.diags, ast.Diagnostic{Span: p.span(keySpan), Severity: ast.Error, Code: CodeDuplicateKey,
-				Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, p.lines.Pos(dup.KeySpan().Start))})
+			p.duplicate(key, keySpan, dup.KeySpan())
 		} else {
 			m := p.newMember()
 			m.Key, m.Value = key, val
@@ -310,25 +293,77 @@ func (p *scanner) object() *ast.Value {
 				seen[key] = m
 			}
 		}
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	v.Span = r
+	v.SetMembers(p.carveMembers(p.memStack[base:]))
+	p.memStack = p.memStack[:base]
+	return v
+}
+
+// scanObject scans an object from its opening brace to its closing one,
+// calling member for each member with the scanner at the member's value,
+// which member must scan. It returns the object's range; false when the
+// document is not JSON (the failure is reported) or member returned false.
+func (p *scanner) scanObject(member func(key string, keySpan ast.Range) bool) (ast.Range, bool) {
+	start := p.off
+	p.off++ // {
+	p.skipSpace()
+	if p.off < len(p.src) && p.src[p.off] == '}' {
+		p.off++
+		return rng(start, p.off), true
+	}
+	for {
+		p.skipSpace()
+		if p.off >= len(p.src) || p.src[p.off] != '"' {
+			if p.off < len(p.src) && p.src[p.off] == '}' {
+				p.fail(CodeJSONSyntax, p.here(), "trailing comma before %q; remove the comma", "}")
+				return ast.Range{}, false
+			}
+			p.unexpected("an object key in double quotes")
+			return ast.Range{}, false
+		}
+		keyStart := p.off
+		key, _, ok := p.str()
+		if !ok {
+			return ast.Range{}, false
+		}
+		keySpan := rng(keyStart, p.off)
+		p.skipSpace()
+		if p.off >= len(p.src) || p.src[p.off] != ':' {
+			p.unexpected(fmt.Sprintf("%q after the key %q", ":", key))
+			return ast.Range{}, false
+		}
+		p.off++
+		p.skipSpace()
+		if !member(key, keySpan) {
+			return ast.Range{}, false
+		}
 		p.skipSpace()
 		if p.off >= len(p.src) {
 			p.unexpected(`"," or "}"`)
-			return nil
+			return ast.Range{}, false
 		}
 		switch p.src[p.off] {
 		case ',':
 			p.off++
 		case '}':
 			p.off++
-			v.Span = rng(start, p.off)
-			v.SetMembers(p.carveMembers(p.memStack[base:]))
-			p.memStack = p.memStack[:base]
-			return v
+			return rng(start, p.off), true
 		default:
 			p.unexpected(`"," or "}" after an object member`)
-			return nil
+			return ast.Range{}, false
 		}
 	}
+}
+
+// duplicate reports the key at keySpan as a duplicate of the one at first.
+func (p *scanner) duplicate(key string, keySpan, first ast.Range) {
+	p.diags = append(p.diags, ast.Diagnostic{Span: p.span(keySpan), Severity: ast.Error, Code: CodeDuplicateKey,
+		Message: fmt.Sprintf("duplicate key %q (first at %s); JSON with duplicate keys has no single meaning, keep one", key, p.lines.Pos(first.Start))})
 }
 
 // lookup finds key among v's members: a linear scan for small objects, a
@@ -351,52 +386,65 @@ func lookup(members []*ast.Member, seen *map[string]*ast.Member, key string) *as
 	return nil
 }
 
-func (p *scanner) array(steps bool) *ast.Value {
+func (p *scanner) array() *ast.Value {
 	if !p.enter() {
 		return nil
 	}
 	defer func() { p.depth-- }()
 	v := p.newValue(ast.Array)
+	base := len(p.valStack)
+	r, ok := p.scanList(func() bool {
+		e := p.value()
+		if e == nil {
+			return false
+		}
+		p.valStack = append(p.valStack, e)
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	v.Span = r
+	v.SetElems(p.carveValues(p.valStack[base:]))
+	p.valStack = p.valStack[:base]
+	return v
+}
+
+// scanList scans a list from its opening bracket to its closing one, calling
+// elem for each element with the scanner at it, which elem must scan. It
+// returns the list's range; false when the document is not JSON (the
+// failure is reported) or elem returned false.
+func (p *scanner) scanList(elem func() bool) (ast.Range, bool) {
 	start := p.off
 	p.off++ // [
 	p.skipSpace()
 	if p.off < len(p.src) && p.src[p.off] == ']' {
 		p.off++
-		v.Span = rng(start, p.off)
-		return v
+		return rng(start, p.off), true
 	}
-	base := len(p.valStack)
 	for {
 		p.skipSpace()
 		if p.off < len(p.src) && p.src[p.off] == ']' {
 			p.fail(CodeJSONSyntax, p.here(), "trailing comma before %q; remove the comma", "]")
-			return nil
+			return ast.Range{}, false
 		}
-		e := p.value()
-		if e == nil {
-			return nil
+		if !elem() {
+			return ast.Range{}, false
 		}
-		if steps {
-			p.step(e)
-		}
-		p.valStack = append(p.valStack, e)
 		p.skipSpace()
 		if p.off >= len(p.src) {
 			p.unexpected(`"," or "]"`)
-			return nil
+			return ast.Range{}, false
 		}
 		switch p.src[p.off] {
 		case ',':
 			p.off++
 		case ']':
 			p.off++
-			v.Span = rng(start, p.off)
-			v.SetElems(p.carveValues(p.valStack[base:]))
-			p.valStack = p.valStack[:base]
-			return v
+			return rng(start, p.off), true
 		default:
 			p.unexpected(`"," or "]" after a list element`)
-			return nil
+			return ast.Range{}, false
 		}
 	}
 }
@@ -562,14 +610,26 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (p *scanner) number() *ast.Value {
 	start := p.off
+	if !p.scanNumber() {
+		return nil
+	}
+	v := p.newValue(ast.Number)
+	v.Str = p.text[start:p.off]
+	v.Span = rng(start, p.off)
+	return v
+}
+
+// scanNumber scans a number literal.
+func (p *scanner) scanNumber() bool {
+	start := p.off
 	i := p.off
 	if p.src[i] == '-' {
 		i++
 	}
-	bad := func() *ast.Value {
+	bad := func() bool {
 		p.off = start
 		p.fail(CodeJSONSyntax, rng(start, max(i, start+1)), "invalid number; write a JSON number such as 3, -1 or 2.5e3")
-		return nil
+		return false
 	}
 	switch {
 	case i < len(p.src) && p.src[i] == '0':
@@ -603,10 +663,7 @@ func (p *scanner) number() *ast.Value {
 		}
 	}
 	p.off = i
-	v := p.newValue(ast.Number)
-	v.Str = p.text[start:i]
-	v.Span = rng(start, i)
-	return v
+	return true
 }
 
 // StringOffsets maps the decoded bytes of the JSON string whose source

@@ -9,14 +9,16 @@ import "github.com/planc/planc/ast"
 // memory. A nil *nodes allocates each node on its own (ParseCond called
 // alone).
 type nodes struct {
-	refs  []ast.Ref
-	cmps  []ast.Compare
-	logs  []ast.Logical
-	lits  []ast.Literal
-	mptrs []*ast.Member
-	vptrs []*ast.Value
-	words []string // shell steps' words (Step.Argv)
-	rptrs []*ast.Ref
+	refs   []ast.Ref
+	cmps   []ast.Compare
+	logs   []ast.Logical
+	lits   []ast.Literal
+	mptrs  []*ast.Member
+	vptrs  []*ast.Value
+	words  []string // shell steps' words (Step.Argv) and unknown keys
+	rptrs  []*ast.Ref
+	fields []ast.Field // steps' members
+	deps   []ast.Dep   // steps' depends_on entries
 }
 
 // slabLen is how many nodes of one type a slab holds: large enough that

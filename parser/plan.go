@@ -25,7 +25,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 			Message: fmt.Sprintf("a plan is one JSON object, not %s; write {\"id\": \"…\", \"steps\": […]}", root.Kind.Article())})
 		return nil, p.diags
 	}
-	plan := &ast.Plan{Span: root.Span, Object: root, Lines: p.lines}
+	plan := &ast.Plan{Span: root.Span, Object: root, Lines: p.lines, Text: p.text}
 	if m := root.Get("id"); m != nil && m.Value.Kind != ast.Null {
 		plan.IDField = m
 		if m.Value.Kind == ast.String {
@@ -35,93 +35,173 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 	if m := root.Get("steps"); m != nil && m.Value.Kind != ast.Null {
 		plan.StepsField = m
 		if m.Value.Kind == ast.Array {
-			if lim.MaxSteps > 0 && len(m.Value.Elems()) > lim.MaxSteps {
+			if lim.MaxSteps > 0 && p.stepCount > lim.MaxSteps {
 				p.diags = append(p.diags, ast.Diagnostic{Span: p.span(m.KeySpan()), Severity: ast.Error, Code: CodeTooManySteps,
-					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", len(m.Value.Elems()), lim.MaxSteps)})
+					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", p.stepCount, lim.MaxSteps)})
 				return nil, p.diags
 			}
-			plan.Steps = p.steps
+			plan.Steps, plan.NotObjects = p.steps, p.notObjects
 		}
 	}
 	ast.SortDiagnostics(p.diags)
 	return plan, p.diags
 }
 
-// field returns the member named key unless it is absent or null (S3: null
-// is the same as leaving the field out).
-func field(obj *ast.Value, key string) *ast.Member {
-	m := obj.Get(key)
-	if m == nil || m.Value.Kind == ast.Null {
+// stepsList scans the plan's steps list. Its objects become ast.Steps as
+// they are scanned, read straight from the tokens (stepObject), while
+// its other elements are kept as values with their index (NotObjects);
+// the list's own Value holds no elements. Past the step limit nothing is
+// built: ParsePlan refuses the plan.
+func (p *scanner) stepsList() *ast.Value {
+	if !p.enter() {
 		return nil
 	}
-	return m
+	defer func() { p.depth-- }()
+	v := p.newValue(ast.Array)
+	r, ok := p.scanList(func() bool {
+		i := p.stepCount
+		p.stepCount++
+		over := p.lim.MaxSteps > 0 && i >= p.lim.MaxSteps
+		if p.off < len(p.src) && p.src[p.off] == '{' && !over {
+			return p.stepObject(i)
+		}
+		e := p.value()
+		if e == nil {
+			return false
+		}
+		if !over {
+			p.notObjects = append(p.notObjects, ast.Elem{Index: i, Value: e})
+		}
+		return true
+	})
+	if !ok {
+		return nil
+	}
+	v.Span = r
+	return v
 }
 
-// step makes e, the next element of the steps list, into an ast.Step when
-// it is an object. Past the step limit nothing is built: ParsePlan refuses
-// the plan.
-func (p *scanner) step(e *ast.Value) {
-	i := p.stepCount
-	p.stepCount++
-	if e.Kind != ast.Object || (p.lim.MaxSteps > 0 && i >= p.lim.MaxSteps) {
-		return
-	}
+// newStep returns the next step, cut from a slab.
+func (p *scanner) newStep() *ast.Step {
 	if len(p.stepSlab) == cap(p.stepSlab) {
 		p.stepSlab = make([]ast.Step, 0, min(256, max(16, len(p.steps))))
 	}
 	p.stepSlab = p.stepSlab[:len(p.stepSlab)+1]
-	s := &p.stepSlab[len(p.stepSlab)-1]
-	p.buildStep(s, i, e)
-	p.steps = append(p.steps, s)
+	return &p.stepSlab[len(p.stepSlab)-1]
 }
 
-func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
-	n, src := &p.nodes, p.src
-	s.Index, s.Object = index, obj
-	var kinds [3]*ast.Member // more than three only through duplicate keys, which are dropped
-	nk := 0
-	for _, m := range obj.Members() {
-		if m.Value.Kind == ast.Null {
-			continue
+// stepObject scans a step object, element index of the steps list, into a
+// new ast.Step: no Value is made for the object or its scalar members
+// (only input keeps its tree), each member is kept as an ast.Field, and
+// the values the plan format gives meaning to are read as they are
+// scanned.
+func (p *scanner) stepObject(index int) bool {
+	if !p.enter() {
+		return false
+	}
+	defer func() { p.depth-- }()
+	n := &p.nodes
+	s := p.newStep()
+	s.Index = index
+	fields, keys := p.fieldScratch[:0], p.keyScratch[:0]
+	deps, others := p.depScratch[:0], p.otherScratch[:0]
+	isList, nkinds := false, 0
+	var ifText, kindText string
+	var seen map[string]int // unknown keys' members, once there are many
+	r, ok := p.scanObject(func(key string, keySpan ast.Range) bool {
+		name := ast.StepFieldOf(key)
+		f := ast.Field{Name: name}
+		f.SetKeySpan(keySpan)
+		dup := p.duplicateField(name, key, fields, keys, &seen)
+		var text string // a string's decoded text, a number's literal
+		var input *ast.Value
+		switch {
+		case dup != nil:
+			if p.value() == nil {
+				return false
+			}
+			p.duplicate(key, keySpan, dup.KeySpan())
+			return true
+		case name == ast.FieldInput:
+			if input = p.value(); input == nil {
+				return false
+			}
+			f.Kind, f.Span, f.Escaped = input.Kind, input.Span, input.Escaped
+		case name == ast.FieldDependsOn && p.off < len(p.src) && p.src[p.off] == '[':
+			f.Kind = ast.Array
+			var ok bool
+			deps, others = deps[:0], others[:0]
+			if f.Span, ok = p.depList(&deps, &others); !ok {
+				return false
+			}
+		default:
+			var ok bool
+			if text, ok = p.scalar(&f); !ok {
+				return false
+			}
 		}
-		switch m.Key {
-		case "id":
-			s.IDField = m
-			if m.Value.Kind == ast.String {
-				s.ID = m.Value.Str
+		if name == ast.FieldUnknown {
+			keys = append(keys, key)
+			if seen != nil {
+				seen[key] = len(fields)
 			}
-		case "tool", "shell", "capsule":
-			kinds[nk] = m
-			nk++
-		case "input":
-			s.InputField = m
-		case "depends_on":
-			s.DependsOnField = m
-			if m.Value.Kind == ast.Array {
-				s.DependsOn = p.dependsOn(m.Value.Elems())
+		}
+		fields = append(fields, f)
+		if name == ast.FieldUnknown || f.Kind == ast.Null {
+			return true
+		}
+		s.SetField(name, len(fields)-1)
+		switch name {
+		case ast.FieldID:
+			if f.Kind == ast.String {
+				s.ID = text
 			}
-		case "if":
-			s.IfField = m
-		case "on_error":
-			s.OnErrorField = m
-			if m.Value.Kind == ast.String {
-				s.OnError, _ = ast.ParseOnError(m.Value.Str)
+		case ast.FieldTool, ast.FieldShell, ast.FieldCapsule:
+			if nkinds++; nkinds == 1 {
+				kindText = text
 			}
-		case "retries":
-			s.RetriesField = m
-			if n, ok := smallInt(m.Value); ok {
-				s.Retries = n
+		case ast.FieldInput:
+			s.Input = input
+		case ast.FieldDependsOn:
+			isList = f.Kind == ast.Array
+		case ast.FieldIf:
+			ifText = text
+		case ast.FieldOnError:
+			if f.Kind == ast.String {
+				s.OnError, _ = ast.ParseOnError(text)
 			}
+		case ast.FieldRetries:
+			if f.Kind == ast.Number {
+				s.Retries, _ = smallInt(text)
+			}
+		}
+		return true
+	})
+	p.fieldScratch, p.keyScratch, p.depScratch, p.otherScratch = fields, keys, deps, others
+	if !ok {
+		return false
+	}
+	s.Span = r
+	s.Fields = cutList(&n.fields, fields)
+	if isList {
+		s.DependsOn = cutList(&n.deps, deps)
+		if s.DependsOn == nil {
+			s.DependsOn = []ast.Dep{}
 		}
 	}
-	s.Kinds = cutList(&n.mptrs, kinds[:nk])
-	if len(s.Kinds) == 1 && s.Kinds[0].Value.Kind == ast.String {
-		s.TargetField = s.Kinds[0]
-		s.Target = s.TargetField.Value.Str
-		switch s.TargetField.Key {
-		case "tool":
+	if len(keys) > 0 || isList && len(others) > 0 {
+		s.Extra = &ast.StepExtra{UnknownKeys: append([]string(nil), keys...)}
+		if isList {
+			s.Extra.DependsOnOther = append([]ast.Field(nil), others...)
+		}
+	}
+	// Fields is now the step's own: the accessors point into it.
+	if kinds, nk := s.Kinds(); nk == 1 && kinds[0].Kind == ast.String {
+		s.Target = kindText
+		switch kinds[0].Name {
+		case ast.FieldTool:
 			s.Kind = ast.KindTool
-		case "shell":
+		case ast.FieldShell:
 			s.Kind = ast.KindShell
 			s.Argv, s.ArgvErr = splitCommand(n, s.Target)
 		default:
@@ -129,51 +209,138 @@ func (p *scanner) buildStep(s *ast.Step, index int, obj *ast.Value) {
 		}
 	}
 	refs := p.refScratch[:0]
-	if s.InputField != nil {
-		refs = collectRefs(n, refs, s.InputField.Value, src)
+	if s.Input != nil {
+		refs = collectRefs(n, refs, s.Input, p.src)
 	}
-	if m := s.IfField; m != nil && m.Value.Kind == ast.String {
-		cs := StringSource(m.Value, src)
-		s.Cond, s.CondErr = parseCond(m.Value.Str, cs, n)
+	if f := s.IfField(); f != nil && f.Kind == ast.String {
+		cs := stringSource(f.Span, f.Escaped, p.src)
+		s.Cond, s.CondErr = parseCond(ifText, cs, n)
 		if s.Cond != nil {
 			refs = ast.CondRefs(refs, s.Cond)
 		}
 	}
 	s.Refs, p.refScratch = cutList(&n.rptrs, refs), refs
+	p.steps = append(p.steps, s)
+	return true
 }
 
-// dependsOn returns the string entries of a depends_on list: the list's
-// own elements when they all are (the usual case), else a copy without the
-// others. An empty list gives an empty, non-nil slice.
-func (p *scanner) dependsOn(es []*ast.Value) []*ast.Value {
-	for k, e := range es {
-		if e.Kind != ast.String {
-			ds := append(p.depScratch[:0], es[:k]...)
-			for _, e := range es[k+1:] {
-				if e.Kind == ast.String {
-					ds = append(ds, e)
-				}
+// duplicateField returns the member among fields that the member named
+// key (name) would duplicate, or nil. keys are the unknown ones' keys;
+// seen indexes them once there are many, so a huge step stays linear.
+func (p *scanner) duplicateField(name ast.StepField, key string, fields []ast.Field, keys []string, seen *map[string]int) *ast.Field {
+	if name != ast.FieldUnknown {
+		for i := range fields {
+			if fields[i].Name == name {
+				return &fields[i]
 			}
-			p.depScratch = ds
-			if len(ds) == 0 {
-				return []*ast.Value{}
+		}
+		return nil
+	}
+	if *seen != nil {
+		if i, ok := (*seen)[key]; ok {
+			return &fields[i]
+		}
+		return nil
+	}
+	k := 0
+	for i := range fields {
+		if fields[i].Name == ast.FieldUnknown {
+			if keys[k] == key {
+				return &fields[i]
 			}
-			return cutList(&p.nodes.vptrs, ds)
+			k++
 		}
 	}
-	if es == nil {
-		return []*ast.Value{}
+	if len(keys) >= 16 {
+		*seen = make(map[string]int, 2*len(keys))
+		k := 0
+		for i := range fields {
+			if fields[i].Name == ast.FieldUnknown {
+				(*seen)[keys[k]] = i
+				k++
+			}
+		}
 	}
-	return es
+	return nil
+}
+
+// scalar scans a value of a step member other than input and a
+// depends_on list into f: its kind and range, and, for a string or a
+// number, its text. A list or an object is scanned as a value and dropped:
+// a rule reports its type.
+func (p *scanner) scalar(f *ast.Field) (string, bool) {
+	start := p.off
+	var text string
+	if p.off >= len(p.src) {
+		p.unexpected("a value")
+		return "", false
+	}
+	switch c := p.src[p.off]; {
+	case c == '"':
+		s, escaped, ok := p.str()
+		if !ok {
+			return "", false
+		}
+		text, f.Kind, f.Escaped = s, ast.String, escaped
+	case c == '-' || (c >= '0' && c <= '9'):
+		if !p.scanNumber() {
+			return "", false
+		}
+		text, f.Kind = p.text[start:p.off], ast.Number
+	case c == 't' || c == 'f':
+		w := "true"
+		if c == 'f' {
+			w = "false"
+		}
+		if !p.scanWord(w) {
+			return "", false
+		}
+		f.Kind = ast.Bool
+	case c == 'n':
+		if !p.scanWord("null") {
+			return "", false
+		}
+		f.Kind = ast.Null
+	default:
+		v := p.value()
+		if v == nil {
+			return "", false
+		}
+		f.Kind = v.Kind
+	}
+	f.Span = rng(start, p.off)
+	return text, true
+}
+
+// depList scans a depends_on list: its strings into deps, its other
+// entries' kinds and ranges into others.
+func (p *scanner) depList(deps *[]ast.Dep, others *[]ast.Field) (ast.Range, bool) {
+	if !p.enter() {
+		return ast.Range{}, false
+	}
+	defer func() { p.depth-- }()
+	return p.scanList(func() bool {
+		start := p.off
+		if p.off < len(p.src) && p.src[p.off] == '"' {
+			s, _, ok := p.str()
+			if !ok {
+				return false
+			}
+			*deps = append(*deps, ast.Dep{ID: s, Span: rng(start, p.off)})
+			return true
+		}
+		var f ast.Field
+		if _, ok := p.scalar(&f); !ok {
+			return false
+		}
+		*others = append(*others, f)
+		return true
+	})
 }
 
 // smallInt returns the value of a JSON integer literal that fits an int
 // (no fraction, no exponent).
-func smallInt(v *ast.Value) (int, bool) {
-	if v.Kind != ast.Number {
-		return 0, false
-	}
-	s := v.Str
+func smallInt(s string) (int, bool) {
 	neg := len(s) > 0 && s[0] == '-'
 	if neg {
 		s = s[1:]
@@ -221,12 +388,33 @@ func collectRefs(n *nodes, dst []*ast.Ref, v *ast.Value, src []byte) []*ast.Ref 
 
 // StringSource returns the mapping from the decoded text of the JSON string
 // v onto the file src it was parsed from.
-func StringSource(v *ast.Value, src []byte) CondSource {
-	cs := CondSource{Base: v.Span.Start + 1}
-	if v.Escaped {
-		cs.Offsets = StringOffsets(src[v.Span.Start:v.Span.End])
+func StringSource(v *ast.Value, src []byte) CondSource { return stringSource(v.Span, v.Escaped, src) }
+
+// stringSource is StringSource for the string at r in src.
+func stringSource(r ast.Range, escaped bool, src []byte) CondSource {
+	cs := CondSource{Base: r.Start + 1}
+	if escaped {
+		cs.Offsets = StringOffsets(src[r.Start:r.End])
 	}
 	return cs
+}
+
+// FieldText returns the text of f, a member of a step of plan: a string's
+// decoded text, a number's literal, "" for other kinds.
+func FieldText(plan *ast.Plan, f *ast.Field) string {
+	raw := plan.Text[f.Span.Start:f.Span.End]
+	switch {
+	case f.Kind == ast.Number:
+		return raw
+	case f.Kind != ast.String:
+		return ""
+	case !f.Escaped:
+		return raw[1 : len(raw)-1]
+	}
+	p := newScanner([]byte(raw), Limits{})
+	p.text = raw
+	s, _, _ := p.str()
+	return s
 }
 
 // IsRefIDByte reports whether c may appear in the step id of a reference.

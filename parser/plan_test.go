@@ -75,7 +75,7 @@ func TestDuplicateKeyKeepsFirst(t *testing.T) {
 	if len(ds) != 1 || ds[0].Code != "duplicate-key" || !strings.Contains(ds[0].Message, "first at 1:62") {
 		t.Fatalf("diagnostics: %+v", ds)
 	}
-	if got := plan.Steps[0].InputField.Value.Get("k").Value.Str; got != "1" {
+	if got := plan.Steps[0].Input.Get("k").Value.Str; got != "1" {
 		t.Errorf("kept %q, want the first value", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestSpans(t *testing.T) {
 		s := plan.Lines.Span(r)
 		return span{int(s.Start.Line), int(s.Start.Col), int(s.End.Line), int(s.End.Col)}
 	}
-	got := []span{sp(plan.Span), sp(a.Span()), sp(a.IDField.KeySpan()), sp(a.IDField.Value.Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan()), sp(a.Refs[0].FieldSpan()), sp(b.Refs[0].Span)}
+	got := []span{sp(plan.Span), sp(a.Span), sp(a.IDField().KeySpan()), sp(a.IDField().Span), sp(a.Refs[0].Span), sp(a.Refs[0].IDSpan()), sp(a.Refs[0].FieldSpan()), sp(b.Refs[0].Span)}
 	want := []span{{1, 1, 5, 3}, {3, 3, 3, 77}, {3, 4, 3, 8}, {3, 10, 3, 13}, {3, 48, 3, 57}, {3, 49, 3, 50}, {3, 51, 3, 57}, {4, 48, 4, 57}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("spans (-want +got):\n%s", diff)
@@ -118,7 +118,7 @@ func TestNullIsAbsent(t *testing.T) {
 		t.Fatal(ds)
 	}
 	s := plan.Steps[0]
-	if s.IfField != nil || s.OnErrorField != nil || s.RetriesField != nil || s.DependsOnField != nil || s.InputField != nil {
+	if s.IfField() != nil || s.OnErrorField() != nil || s.RetriesField() != nil || s.DependsOnField() != nil || s.InputField() != nil || s.Input != nil {
 		t.Errorf("null fields kept: %+v", s)
 	}
 }
@@ -159,27 +159,39 @@ func FuzzParsePlan(f *testing.F) {
 		plan, ds := parser.ParsePlan(src, parser.DefaultLimits())
 		_ = check.Check(plan, caps)
 		_ = check.Check(plan, nil)
-		// Steps are built while the document is parsed: they must be
-		// exactly the objects of the steps list, in order, with their
-		// index in it.
+		v, jds := parser.ParseJSON(src, parser.DefaultLimits())
+		// Steps are built while the document is parsed, straight from
+		// its tokens: they must be exactly the objects of the steps list
+		// as ParseJSON reads it, in order, with their index in it and
+		// their range, and NotObjects exactly its other elements.
 		if plan != nil && plan.StepsField != nil && plan.StepsField.Value.Kind == ast.Array {
-			k := 0
-			for i, e := range plan.StepsField.Value.Elems() {
+			list := v.Get("steps").Value
+			k, o := 0, 0
+			for i, e := range list.Elems() {
 				if e.Kind != ast.Object {
+					if o >= len(plan.NotObjects) || plan.NotObjects[o].Index != i || plan.NotObjects[o].Value.Span != e.Span || plan.NotObjects[o].Value.Kind != e.Kind {
+						t.Fatalf("element %d of the list is not NotObjects[%d]", i, o)
+					}
+					o++
 					continue
 				}
-				if k >= len(plan.Steps) || plan.Steps[k].Object != e || plan.Steps[k].Index != i {
+				if k >= len(plan.Steps) || plan.Steps[k].Span != e.Span || plan.Steps[k].Index != i || len(plan.Steps[k].Fields) != len(e.Members()) {
 					t.Fatalf("step %d of the list is not Steps[%d] (%d steps built)", i, k, len(plan.Steps))
+				}
+				for j, m := range e.Members() {
+					f := &plan.Steps[k].Fields[j]
+					if plan.Steps[k].Key(f) != m.Key || f.KeySpan() != m.KeySpan() || f.Span != m.Value.Span || f.Kind != m.Value.Kind {
+						t.Fatalf("member %d of step %d: %+v, want %q at %v", j, i, f, m.Key, m.KeySpan())
+					}
 				}
 				k++
 			}
-			if k != len(plan.Steps) {
-				t.Fatalf("%d steps built for %d objects in the list", len(plan.Steps), k)
+			if k != len(plan.Steps) || o != len(plan.NotObjects) {
+				t.Fatalf("%d steps and %d other elements built for %d objects and %d others in the list", len(plan.Steps), len(plan.NotObjects), k, o)
 			}
 		} else if plan != nil && len(plan.Steps) != 0 {
 			t.Fatalf("%d steps without a steps list", len(plan.Steps))
 		}
-		v, jds := parser.ParseJSON(src, parser.DefaultLimits())
 		fatal := false
 		for _, d := range jds {
 			if d.Code != parser.CodeDuplicateKey {
