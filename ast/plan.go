@@ -173,15 +173,15 @@ type Step struct {
 	// (the parser reports the duplicate).
 	Fields []Field
 	// Extra is what only an unusual step has (unknown keys, depends_on
-	// entries that are not strings), nil for the others.
+	// entries that are not strings, a command line that cannot be split),
+	// nil for the others.
 	Extra *StepExtra
 
 	// Argv is a shell step's command line split into words as shlex splits
 	// it (S14), once, by the parser: check reads its first word, ir keeps
-	// it for the host. It is empty when the line has no words or ArgvErr
+	// it for the host. It is empty when the line has no words or ArgvErr()
 	// says why it cannot be split; nil for other kinds.
-	Argv    []string
-	ArgvErr error
+	Argv []string
 
 	// Input is the value of input (its whole tree), nil when absent or
 	// null.
@@ -211,6 +211,17 @@ type StepExtra struct {
 	UnknownKeys []string
 	// DependsOnOther are the entries of depends_on that are not strings.
 	DependsOnOther []Field
+	// ArgvErr is why a shell step's command line cannot be split.
+	ArgvErr error
+}
+
+// ArgvErr is why a shell step's command line cannot be split into Argv,
+// nil when it can (or the step is not a shell step).
+func (s *Step) ArgvErr() error {
+	if s.Extra == nil {
+		return nil
+	}
+	return s.Extra.ArgvErr
 }
 
 // UnknownKeys returns the decoded keys of the step's FieldUnknown members,

@@ -112,6 +112,9 @@ type Pass struct {
 	// neverCands lists the .status references in conditions that
 	// never-runs judges from the graph, grouped by step.
 	neverCands []neverCand
+	// ifStatus counts the .status references in conditions: the most
+	// neverCands can hold, so it is made once at that size.
+	ifStatus int
 	// suggest is did-you-mean over the plan's step ids (stepSuggester),
 	// made on first use; its budget caps that work for the whole plan.
 	suggest *ast.Suggester
@@ -140,14 +143,22 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 	// here, they cost one allocation each instead of a doubling series.
 	ids := make([]string, len(plan.Steps))
 	nd, nr := 0, 0
+	nif := 0
 	for i, s := range plan.Steps {
 		ids[i] = s.ID
 		nd += len(s.DependsOn)
 		nr += len(s.Refs)
+		if s.Cond != nil {
+			for _, r := range s.Refs {
+				if r.InIf && r.Field == ast.RefStatus {
+					nif++
+				}
+			}
+		}
 	}
 	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n),
 		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1),
-		deps: make([]int32, 0, nd), refs: make([]int32, 0, nr)}
+		deps: make([]int32, 0, nd), refs: make([]int32, 0, nr), ifStatus: nif}
 	p.byID = newIDIndex(ids)
 	return p
 }

@@ -44,6 +44,9 @@ var ruleNeverRuns = Rule{
 			if p.Bad[t.Index] || t.OnError != ast.OnErrorFail {
 				continue
 			}
+			if p.neverCands == nil {
+				p.neverCands = make([]neverCand, 0, p.ifStatus)
+			}
 			p.neverCands = append(p.neverCands, neverCand{from: int32(i), target: ti, direct: isDirect(deps, ti)})
 		}
 	},

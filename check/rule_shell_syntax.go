@@ -24,9 +24,9 @@ var ruleShellSyntax = Rule{
 			p.report(r, s, sp, "", "%s has an empty command line; write the command, e.g. \"go test ./...\"", stepName(s))
 			return
 		}
-		if s.ArgvErr != nil {
+		if s.ArgvErr() != nil {
 			p.Bad[s.Index] = true
-			p.report(r, s, sp, "", "the command line of %s cannot be split into words: %s; close every quote (the runtime splits it, not a shell)", stepName(s), s.ArgvErr)
+			p.report(r, s, sp, "", "the command line of %s cannot be split into words: %s; close every quote (the runtime splits it, not a shell)", stepName(s), s.ArgvErr())
 			return
 		}
 		if len(s.Argv) == 0 {

@@ -72,8 +72,8 @@ func (l *lowerer) step(st *Step, s *ast.Step) error {
 	}
 	if st.Kind == KindShell {
 		// S14: split once, by the parser; the host resolves the first word.
-		if s.ArgvErr != nil {
-			return fmt.Errorf("command line %q cannot be split: %v", s.Target, s.ArgvErr)
+		if s.ArgvErr() != nil {
+			return fmt.Errorf("command line %q cannot be split: %v", s.Target, s.ArgvErr())
 		}
 		if len(s.Argv) == 0 {
 			return fmt.Errorf("command line %q has no words", s.Target)

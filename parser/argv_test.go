@@ -54,16 +54,16 @@ func TestStepArgv(t *testing.T) {
 		t.Fatal(ds)
 	}
 	a, b, c, d := plan.Steps[0], plan.Steps[1], plan.Steps[2], plan.Steps[3]
-	if !slices.Equal(a.Argv, []string{"go", "test", "./..."}) || a.ArgvErr != nil {
-		t.Errorf("a: %q, %v", a.Argv, a.ArgvErr)
+	if !slices.Equal(a.Argv, []string{"go", "test", "./..."}) || a.ArgvErr() != nil {
+		t.Errorf("a: %q, %v", a.Argv, a.ArgvErr())
 	}
-	if b.ArgvErr == nil || b.Argv != nil {
-		t.Errorf("b: %q, %v; want no words and an error", b.Argv, b.ArgvErr)
+	if b.ArgvErr() == nil || b.Argv != nil {
+		t.Errorf("b: %q, %v; want no words and an error", b.Argv, b.ArgvErr())
 	}
-	if c.Argv != nil || c.ArgvErr != nil {
-		t.Errorf("c, a tool step: %q, %v", c.Argv, c.ArgvErr)
+	if c.Argv != nil || c.ArgvErr() != nil {
+		t.Errorf("c, a tool step: %q, %v", c.Argv, c.ArgvErr())
 	}
-	if len(d.Argv) != 0 || d.ArgvErr != nil {
-		t.Errorf("d, a blank line: %q, %v", d.Argv, d.ArgvErr)
+	if len(d.Argv) != 0 || d.ArgvErr() != nil {
+		t.Errorf("d, a blank line: %q, %v", d.Argv, d.ArgvErr())
 	}
 }

@@ -61,10 +61,11 @@ type scanner struct {
 	// of in a second walk over the whole tree (stepsKey marks that the key
 	// was seen; a later "steps" is a duplicate).
 	stepsKey   bool
-	steps      []*ast.Step
-	stepSlab   []ast.Step
-	stepCount  int        // elements of the steps list, objects or not
-	notObjects []ast.Elem // elements of the steps list that are not objects
+	stepSlabs  [][]ast.Step // the full slabs of steps, in order
+	stepSlab   []ast.Step   // the slab being filled
+	nSteps     int          // steps built
+	stepCount  int          // elements of the steps list, objects or not
+	notObjects []ast.Elem   // elements of the steps list that are not objects
 
 	nodes nodes // the steps' small nodes
 	// A step's members, unknown keys, depends_on entries and references

@@ -40,7 +40,7 @@ func ParsePlan(src []byte, lim Limits) (*ast.Plan, []ast.Diagnostic) {
 					Message: fmt.Sprintf("the plan has %d steps, over the limit of %d; split it into smaller plans", p.stepCount, lim.MaxSteps)})
 				return nil, p.diags
 			}
-			plan.Steps, plan.NotObjects = p.steps, p.notObjects
+			plan.Steps, plan.NotObjects = p.stepList(), p.notObjects
 		}
 	}
 	ast.SortDiagnostics(p.diags)
@@ -84,10 +84,29 @@ func (p *scanner) stepsList() *ast.Value {
 // newStep returns the next step, cut from a slab.
 func (p *scanner) newStep() *ast.Step {
 	if len(p.stepSlab) == cap(p.stepSlab) {
-		p.stepSlab = make([]ast.Step, 0, min(256, max(16, len(p.steps))))
+		if len(p.stepSlab) > 0 {
+			p.stepSlabs = append(p.stepSlabs, p.stepSlab)
+		}
+		p.stepSlab = make([]ast.Step, 0, min(256, max(16, p.nSteps)))
 	}
+	p.nSteps++
 	p.stepSlab = p.stepSlab[:len(p.stepSlab)+1]
 	return &p.stepSlab[len(p.stepSlab)-1]
+}
+
+// stepList returns the steps built, in order, in a slice of their exact
+// size: one allocation instead of a doubling series.
+func (p *scanner) stepList() []*ast.Step {
+	if p.nSteps == 0 {
+		return nil
+	}
+	steps := make([]*ast.Step, 0, p.nSteps)
+	for _, slab := range append(p.stepSlabs, p.stepSlab) {
+		for i := range slab {
+			steps = append(steps, &slab[i])
+		}
+	}
+	return steps
 }
 
 // stepObject scans a step object, element index of the steps list, into a
@@ -203,7 +222,13 @@ func (p *scanner) stepObject(index int) bool {
 			s.Kind = ast.KindTool
 		case ast.FieldShell:
 			s.Kind = ast.KindShell
-			s.Argv, s.ArgvErr = splitCommand(n, s.Target)
+			var err error
+			if s.Argv, err = splitCommand(n, s.Target); err != nil {
+				if s.Extra == nil {
+					s.Extra = new(ast.StepExtra)
+				}
+				s.Extra.ArgvErr = err
+			}
 		default:
 			s.Kind = ast.KindCapsule
 		}
@@ -220,7 +245,6 @@ func (p *scanner) stepObject(index int) bool {
 		}
 	}
 	s.Refs, p.refScratch = cutList(&n.rptrs, refs), refs
-	p.steps = append(p.steps, s)
 	return true
 }
 
