@@ -81,8 +81,9 @@ func (r *run) reuse() {
 		if !p.Reused() {
 			continue
 		}
-		r.order = append(r.order, int32(i))
-		r.emit(Event{Kind: PlanStep, StepID: r.prog.Steps[i].ID, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output), Final: true})
+		id := r.prog.Steps[i].ID
+		r.report(int32(i), id)
+		r.emit(Event{Kind: PlanStep, StepID: id, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output), Final: true})
 		r.release(int32(i))
 	}
 }

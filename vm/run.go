@@ -110,11 +110,12 @@ type run struct {
 	pool    pool
 
 	res       []result
-	errs      []string  // indexed by step, nil until a step settles with an error
-	first     []int32   // Prior.Attempt by step, nil on a first run
-	remaining []int32   // dependencies not yet settled
-	order     []int32   // settle order
-	sched     Scheduler // ready steps, the tool lane and the slots (S17)
+	errs      []string     // indexed by step, nil until a step settles with an error
+	first     []int32      // Prior.Attempt by step, nil on a first run
+	remaining []int32      // dependencies not yet settled
+	steps     []StepReport // the report's steps, in settle order
+	counts    [4]int       // settled steps by Status
+	sched     Scheduler    // ready steps, the tool lane and the slots (S17)
 	vals      []ir.Value
 
 	inflight   int  // attempts in flight
@@ -135,7 +136,7 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		now:        opts.Now,
 		res:        make([]result, n),
 		remaining:  append([]int32(nil), prog.InDegree...),
-		order:      make([]int32, 0, n),
+		steps:      make([]StepReport, 0, n),
 		failedStep: -1,
 	}
 	if r.now == nil {
@@ -225,26 +226,10 @@ func (r *run) ctxDone() bool {
 
 // finish builds the Report from the settled steps and writes plan_end.
 func (r *run) finish() Report {
-	rep := Report{PlanID: r.prog.ID, Steps: make([]StepReport, len(r.order))}
-	for k, i := range r.order {
-		res := &r.res[i]
-		sr := StepReport{StepID: r.prog.Steps[i].ID, Status: res.status}
-		if res.out != "" {
-			sr.Output = &res.out
-		}
-		if r.errs != nil && r.errs[i] != "" {
-			sr.Error = &r.errs[i]
-		}
-		rep.Steps[k] = sr
-		switch res.status {
-		case StatusSuccess:
-			rep.Succeeded++
-		case StatusFailed:
-			rep.FailedSteps++
-		case StatusSkipped:
-			rep.Skipped++
-		}
-	}
+	rep := Report{PlanID: r.prog.ID, Steps: r.steps}
+	rep.Succeeded = r.counts[StatusSuccess]
+	rep.FailedSteps = r.counts[StatusFailed]
+	rep.Skipped = r.counts[StatusSkipped]
 	switch {
 	case r.canceled:
 		rep.Canceled, rep.Outcome = true, Canceled

@@ -285,10 +285,26 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 	res := &r.res[i]
 	res.state, res.status, res.out = stSettled, st, out
 	r.setErr(i, err)
-	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
+	r.report(i, s.ID)
 	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err, Final: true, Stopped: r.stopped && r.failedStep == i})
 	r.release(i)
+}
+
+// report adds settled step i, whose id is id, to the report's steps:
+// they are in settle order, and a settled result never changes, so its
+// output and error are pointed to where the run keeps them.
+func (r *run) report(i int32, id string) {
+	res := &r.res[i]
+	sr := StepReport{StepID: id, Status: res.status}
+	if res.out != "" {
+		sr.Output = &res.out
+	}
+	if r.errs != nil && r.errs[i] != "" {
+		sr.Error = &r.errs[i]
+	}
+	r.steps = append(r.steps, sr)
+	r.counts[res.status]++
 }
 
 // release counts settled step i off its dependents' waits and makes ready
