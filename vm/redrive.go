@@ -72,7 +72,8 @@ func (r *run) reuse() {
 		p, res := &prior[i], &r.res[i]
 		r.first[i] = int32(p.Attempt)
 		if p.Reused() {
-			res.state, res.status, res.out, res.attempt = stSettled, StatusSuccess, p.Output, int32(p.Attempt)
+			res.state, res.status, res.attempt = stSettled, StatusSuccess, int32(p.Attempt)
+			r.setOut(int32(i), p.Output)
 			r.setErr(int32(i), p.Error)
 		}
 	}

@@ -75,14 +75,16 @@ const (
 	stSettled              // in the report
 )
 
-// result is one step's per-run state, kept small (24 bytes): a run has
-// one a step. A step's error text is in run.errs and the attempt before
-// this run's first dispatch in run.first, both made only when needed.
+// result is one step's per-run state, kept small (12 bytes, no pointers,
+// so the collector neither scans it nor puts a write barrier on it): a run
+// has one a step. A step's output and error texts are in run.outs and
+// run.errs, and the attempt before this run's first dispatch in run.first,
+// each made only when needed.
 type result struct {
-	out     string
-	attempt int32
-	status  Status
-	state   uint8
+	remaining int32 // dependencies not yet settled
+	attempt   int32
+	status    Status
+	state     uint8
 }
 
 // completion is one attempt's end, sent by its goroutine.
@@ -109,14 +111,14 @@ type run struct {
 	doneCh  <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
 	pool    pool
 
-	res       []result
-	errs      []string     // indexed by step, nil until a step settles with an error
-	first     []int32      // Prior.Attempt by step, nil on a first run
-	remaining []int32      // dependencies not yet settled
-	steps     []StepReport // the report's steps, in settle order
-	counts    [4]int       // settled steps by Status
-	sched     Scheduler    // ready steps, the tool lane and the slots (S17)
-	vals      []ir.Value
+	res    []result
+	outs   []string     // indexed by step, nil until a step settles with an output
+	errs   []string     // indexed by step, nil until a step settles with an error
+	first  []int32      // Prior.Attempt by step, nil on a first run
+	steps  []StepReport // the report's steps, in settle order
+	counts [4]int       // settled steps by Status
+	sched  Scheduler    // ready steps, the tool lane and the slots (S17)
+	vals   []ir.Value
 
 	inflight   int  // attempts in flight
 	stopped    bool // a step's failure under on_error fail stopped the plan
@@ -135,9 +137,11 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		opts:       opts,
 		now:        opts.Now,
 		res:        make([]result, n),
-		remaining:  append([]int32(nil), prog.InDegree...),
 		steps:      make([]StepReport, 0, n),
 		failedStep: -1,
+	}
+	for i, d := range prog.InDegree {
+		r.res[i].remaining = d
 	}
 	if r.now == nil {
 		r.base = time.Now()
@@ -189,6 +193,25 @@ func (r *run) loop() {
 			cs[k] = completion{}
 		}
 	}
+}
+
+// setOut records step i's output text.
+func (r *run) setOut(i int32, out string) {
+	if out == "" && r.outs == nil {
+		return
+	}
+	if r.outs == nil {
+		r.outs = make([]string, len(r.res))
+	}
+	r.outs[i] = out
+}
+
+// out is step i's output text, "" until it settles with one.
+func (r *run) out(i int32) string {
+	if r.outs == nil {
+		return ""
+	}
+	return r.outs[i]
 }
 
 // setErr records step i's error text.

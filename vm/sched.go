@@ -82,7 +82,7 @@ func (r *run) values(s *ir.Step) (vals []ir.Value, msg string) {
 			vals = append(vals, ir.Value{Text: res.status.String()})
 			continue
 		}
-		text := res.out
+		text := r.out(ref.Step)
 		if r.whole != nil && text != "" {
 			if text, msg = r.wholeOutput(ref.Step, res); msg != "" {
 				clear(vals)
@@ -103,7 +103,7 @@ func (r *run) wholeOutput(i int32, res *result) (text, msg string) {
 			text, msg = "", fmt.Sprintf("host panic reading the whole output: %v", p)
 		}
 	}()
-	text, err := r.whole.WholeOutput(int(i), int(res.attempt), res.out)
+	text, err := r.whole.WholeOutput(int(i), int(res.attempt), r.out(i))
 	if err != nil {
 		return "", errText(err)
 	}
@@ -283,7 +283,8 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 // stopped.
 func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.Duration) {
 	res := &r.res[i]
-	res.state, res.status, res.out = stSettled, st, out
+	res.state, res.status = stSettled, st
+	r.setOut(i, out)
 	r.setErr(i, err)
 	s := &r.prog.Steps[i]
 	r.report(i, s.ID)
@@ -297,8 +298,8 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 func (r *run) report(i int32, id string) {
 	res := &r.res[i]
 	sr := StepReport{StepID: id, Status: res.status}
-	if res.out != "" {
-		sr.Output = &res.out
+	if r.outs != nil && r.outs[i] != "" {
+		sr.Output = &r.outs[i]
 	}
 	if r.errs != nil && r.errs[i] != "" {
 		sr.Error = &r.errs[i]
@@ -315,7 +316,8 @@ func (r *run) release(i int32) {
 		return
 	}
 	for _, d := range r.prog.Steps[i].Dependents {
-		if r.remaining[d]--; r.remaining[d] == 0 && r.res[d].state == stPending {
+		res := &r.res[d]
+		if res.remaining--; res.remaining == 0 && res.state == stPending {
 			r.enqueue(d)
 		}
 	}
