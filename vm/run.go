@@ -119,6 +119,7 @@ type run struct {
 	counts [4]int       // settled steps by Status
 	sched  Scheduler    // ready steps, the tool lane and the slots (S17)
 	vals   []ir.Value
+	inputs []byte // the chunk tool inputs are carved from (input)
 
 	inflight   int  // attempts in flight
 	stopped    bool // a step's failure under on_error fail stopped the plan

@@ -122,7 +122,7 @@ func (r *run) call(i int32, attempt int) (c Call, msg string) {
 			if t.Static() {
 				c.Input = json.RawMessage(t.Text)
 			} else if vals, msg = r.values(s); msg == "" {
-				c.Input = t.Append(make([]byte, 0, t.Size(vals)), vals)
+				c.Input = r.input(t, vals)
 			}
 		}
 	case ir.KindCapsule:
@@ -132,6 +132,31 @@ func (r *run) call(i int32, attempt int) (c Call, msg string) {
 	}
 	clear(vals) // a whole output is not kept beyond the call
 	return c, msg
+}
+
+// inputChunk is the size of the buffers tool inputs are carved from.
+const inputChunk = 16 << 10
+
+// input returns template t filled with vals. A small input is carved from
+// the run's current chunk (one allocation for many tool steps instead of
+// one each), capped at its own length so that nothing written after it
+// reaches it: a host may keep an Input (Call: not modify it), and a chunk
+// stays alive while an input in it is kept.
+func (r *run) input(t *ir.Template, vals []ir.Value) json.RawMessage {
+	n := t.Size(vals)
+	if n > inputChunk/16 {
+		return t.Append(make([]byte, 0, n), vals)
+	}
+	if cap(r.inputs)-len(r.inputs) < n {
+		r.inputs = make([]byte, 0, inputChunk)
+	}
+	k := len(r.inputs)
+	b := t.Append(r.inputs[k:k:k+n], vals)
+	if len(b) <= n && cap(b) == n { // filled in place (else escapes made it grow)
+		r.inputs = r.inputs[:k+len(b)]
+		b = b[:len(b):len(b)]
+	}
+	return b
 }
 
 // dispatch admits step i (S9, S12), puts a tool or shell step to the
