@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/planc/planc/vm"
@@ -251,4 +253,42 @@ func TestHostErrorPanics(t *testing.T) {
 			t.Errorf("%+v", r)
 		}
 	}
+}
+
+// TestInputsKeptApart: tool inputs are carved from shared chunks, so a host
+// that keeps every Input it was given (without copying it) still reads
+// each as it was made, after many more were made after it: plain ones,
+// ones whose escapes made them outgrow the room sized for them, and ones
+// long enough to have a buffer of their own. Every tool step retries once,
+// so its input is made twice.
+func TestInputsKeptApart(t *testing.T) {
+	outs := map[string]string{"plain": "plain", "escaped": strings.Repeat(`q"\`, 3), "long": strings.Repeat("x", 3000)}
+	steps := []string{`{"id": "plain", "shell": "x"}`, `{"id": "escaped", "shell": "x"}`, `{"id": "long", "shell": "x"}`}
+	want := map[string]string{}
+	for i := range 400 {
+		id, ref := fmt.Sprintf("t%d", i), [...]string{"plain", "escaped", "plain", "long"}[i%4]
+		steps = append(steps, fmt.Sprintf(`{"id": %q, "tool": "notes", "depends_on": [%q], "retries": 1, "input": {"i": %d, "v": "$%s.output"}}`, id, ref, i, ref))
+		v, _ := json.Marshal(outs[ref])
+		want[id+"/1"] = fmt.Sprintf(`{"i":%d,"v":%s}`, i, v)
+		want[id+"/2"] = want[id+"/1"]
+	}
+	prog := compile(t, steps...)
+	var kept sync.Map // "id/attempt" → the Input itself
+	h := &vmtest.Host{Auto: func(_ context.Context, c vm.Call) (string, error) {
+		if out, ok := outs[c.Step.ID]; ok {
+			return out, nil
+		}
+		kept.Store(fmt.Sprintf("%s/%d", c.Step.ID, c.Attempt), c.Input)
+		if c.Attempt == 1 {
+			return "", errors.New("once more")
+		}
+		return "", nil
+	}}
+	vmtest.Start(context.Background(), prog, h, vm.Options{}).Wait(t)
+	got := map[string]string{}
+	kept.Range(func(k, v any) bool {
+		got[k.(string)] = string(v.(json.RawMessage))
+		return true
+	})
+	diff(t, "kept inputs", want, got)
 }

@@ -72,7 +72,8 @@ func (r *run) reuse() {
 		p, res := &prior[i], &r.res[i]
 		r.first[i] = int32(p.Attempt)
 		if p.Reused() {
-			res.state, res.status, res.out, res.attempt = stSettled, StatusSuccess, p.Output, int32(p.Attempt)
+			res.state, res.status, res.attempt = stSettled, StatusSuccess, int32(p.Attempt)
+			r.setOut(int32(i), p.Output)
 			r.setErr(int32(i), p.Error)
 		}
 	}
@@ -81,8 +82,9 @@ func (r *run) reuse() {
 		if !p.Reused() {
 			continue
 		}
-		r.order = append(r.order, int32(i))
-		r.emit(Event{Kind: PlanStep, StepID: r.prog.Steps[i].ID, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output), Final: true})
+		id := r.prog.Steps[i].ID
+		r.report(int32(i), id)
+		r.emit(Event{Kind: PlanStep, StepID: id, Status: StatusSuccess, Attempt: p.Attempt, Error: p.Error, Reused: true, OutputBytes: len(p.Output), Final: true})
 		r.release(int32(i))
 	}
 }

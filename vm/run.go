@@ -75,14 +75,16 @@ const (
 	stSettled              // in the report
 )
 
-// result is one step's per-run state, kept small (24 bytes): a run has
-// one a step. A step's error text is in run.errs and the attempt before
-// this run's first dispatch in run.first, both made only when needed.
+// result is one step's per-run state, kept small (12 bytes, no pointers,
+// so the collector neither scans it nor puts a write barrier on it): a run
+// has one a step. A step's output and error texts are in run.outs and
+// run.errs, and the attempt before this run's first dispatch in run.first,
+// each made only when needed.
 type result struct {
-	out     string
-	attempt int32
-	status  Status
-	state   uint8
+	remaining int32 // dependencies not yet settled
+	attempt   int32
+	status    Status
+	state     uint8
 }
 
 // completion is one attempt's end, sent by its goroutine.
@@ -109,13 +111,15 @@ type run struct {
 	doneCh  <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
 	pool    pool
 
-	res       []result
-	errs      []string  // indexed by step, nil until a step settles with an error
-	first     []int32   // Prior.Attempt by step, nil on a first run
-	remaining []int32   // dependencies not yet settled
-	order     []int32   // settle order
-	sched     Scheduler // ready steps, the tool lane and the slots (S17)
-	vals      []ir.Value
+	res    []result
+	outs   []string     // indexed by step, nil until a step settles with an output
+	errs   []string     // indexed by step, nil until a step settles with an error
+	first  []int32      // Prior.Attempt by step, nil on a first run
+	steps  []StepReport // the report's steps, in settle order
+	counts [4]int       // settled steps by Status
+	sched  Scheduler    // ready steps, the tool lane and the slots (S17)
+	vals   []ir.Value
+	inputs []byte // the chunk tool inputs are carved from (input)
 
 	inflight   int  // attempts in flight
 	stopped    bool // a step's failure under on_error fail stopped the plan
@@ -134,9 +138,11 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		opts:       opts,
 		now:        opts.Now,
 		res:        make([]result, n),
-		remaining:  append([]int32(nil), prog.InDegree...),
-		order:      make([]int32, 0, n),
+		steps:      make([]StepReport, 0, n),
 		failedStep: -1,
+	}
+	for i, d := range prog.InDegree {
+		r.res[i].remaining = d
 	}
 	if r.now == nil {
 		r.base = time.Now()
@@ -190,6 +196,25 @@ func (r *run) loop() {
 	}
 }
 
+// setOut records step i's output text.
+func (r *run) setOut(i int32, out string) {
+	if out == "" && r.outs == nil {
+		return
+	}
+	if r.outs == nil {
+		r.outs = make([]string, len(r.res))
+	}
+	r.outs[i] = out
+}
+
+// out is step i's output text, "" until it settles with one.
+func (r *run) out(i int32) string {
+	if r.outs == nil {
+		return ""
+	}
+	return r.outs[i]
+}
+
 // setErr records step i's error text.
 func (r *run) setErr(i int32, err string) {
 	if err == "" && r.errs == nil {
@@ -225,26 +250,10 @@ func (r *run) ctxDone() bool {
 
 // finish builds the Report from the settled steps and writes plan_end.
 func (r *run) finish() Report {
-	rep := Report{PlanID: r.prog.ID, Steps: make([]StepReport, len(r.order))}
-	for k, i := range r.order {
-		res := &r.res[i]
-		sr := StepReport{StepID: r.prog.Steps[i].ID, Status: res.status}
-		if res.out != "" {
-			sr.Output = &res.out
-		}
-		if r.errs != nil && r.errs[i] != "" {
-			sr.Error = &r.errs[i]
-		}
-		rep.Steps[k] = sr
-		switch res.status {
-		case StatusSuccess:
-			rep.Succeeded++
-		case StatusFailed:
-			rep.FailedSteps++
-		case StatusSkipped:
-			rep.Skipped++
-		}
-	}
+	rep := Report{PlanID: r.prog.ID, Steps: r.steps}
+	rep.Succeeded = r.counts[StatusSuccess]
+	rep.FailedSteps = r.counts[StatusFailed]
+	rep.Skipped = r.counts[StatusSkipped]
 	switch {
 	case r.canceled:
 		rep.Canceled, rep.Outcome = true, Canceled

@@ -82,7 +82,7 @@ func (r *run) values(s *ir.Step) (vals []ir.Value, msg string) {
 			vals = append(vals, ir.Value{Text: res.status.String()})
 			continue
 		}
-		text := res.out
+		text := r.out(ref.Step)
 		if r.whole != nil && text != "" {
 			if text, msg = r.wholeOutput(ref.Step, res); msg != "" {
 				clear(vals)
@@ -103,7 +103,7 @@ func (r *run) wholeOutput(i int32, res *result) (text, msg string) {
 			text, msg = "", fmt.Sprintf("host panic reading the whole output: %v", p)
 		}
 	}()
-	text, err := r.whole.WholeOutput(int(i), int(res.attempt), res.out)
+	text, err := r.whole.WholeOutput(int(i), int(res.attempt), r.out(i))
 	if err != nil {
 		return "", errText(err)
 	}
@@ -122,7 +122,7 @@ func (r *run) call(i int32, attempt int) (c Call, msg string) {
 			if t.Static() {
 				c.Input = json.RawMessage(t.Text)
 			} else if vals, msg = r.values(s); msg == "" {
-				c.Input = t.Append(make([]byte, 0, t.Size(vals)), vals)
+				c.Input = r.input(t, vals)
 			}
 		}
 	case ir.KindCapsule:
@@ -132,6 +132,31 @@ func (r *run) call(i int32, attempt int) (c Call, msg string) {
 	}
 	clear(vals) // a whole output is not kept beyond the call
 	return c, msg
+}
+
+// inputChunk is the size of the buffers tool inputs are carved from.
+const inputChunk = 16 << 10
+
+// input returns template t filled with vals. A small input is carved from
+// the run's current chunk (one allocation for many tool steps instead of
+// one each), capped at its own length so that nothing written after it
+// reaches it: a host may keep an Input (Call: not modify it), and a chunk
+// stays alive while an input in it is kept.
+func (r *run) input(t *ir.Template, vals []ir.Value) json.RawMessage {
+	n := t.Size(vals)
+	if n > inputChunk/16 {
+		return t.Append(make([]byte, 0, n), vals)
+	}
+	if cap(r.inputs)-len(r.inputs) < n {
+		r.inputs = make([]byte, 0, inputChunk)
+	}
+	k := len(r.inputs)
+	b := t.Append(r.inputs[k:k:k+n], vals)
+	if len(b) <= n && cap(b) == n { // filled in place (else escapes made it grow)
+		r.inputs = r.inputs[:k+len(b)]
+		b = b[:len(b):len(b)]
+	}
+	return b
 }
 
 // dispatch admits step i (S9, S12), puts a tool or shell step to the
@@ -283,12 +308,29 @@ func (r *run) fail(i int32, attempt int, out, err string, dur time.Duration) {
 // stopped.
 func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.Duration) {
 	res := &r.res[i]
-	res.state, res.status, res.out = stSettled, st, out
+	res.state, res.status = stSettled, st
+	r.setOut(i, out)
 	r.setErr(i, err)
-	r.order = append(r.order, i)
 	s := &r.prog.Steps[i]
+	r.report(i, s.ID)
 	r.emit(Event{Kind: PlanStep, StepID: s.ID, Status: st, Attempt: attempt, Duration: dur, Error: err, Final: true, Stopped: r.stopped && r.failedStep == i})
 	r.release(i)
+}
+
+// report adds settled step i, whose id is id, to the report's steps:
+// they are in settle order, and a settled result never changes, so its
+// output and error are pointed to where the run keeps them.
+func (r *run) report(i int32, id string) {
+	res := &r.res[i]
+	sr := StepReport{StepID: id, Status: res.status}
+	if r.outs != nil && r.outs[i] != "" {
+		sr.Output = &r.outs[i]
+	}
+	if r.errs != nil && r.errs[i] != "" {
+		sr.Error = &r.errs[i]
+	}
+	r.steps = append(r.steps, sr)
+	r.counts[res.status]++
 }
 
 // release counts settled step i off its dependents' waits and makes ready
@@ -299,7 +341,8 @@ func (r *run) release(i int32) {
 		return
 	}
 	for _, d := range r.prog.Steps[i].Dependents {
-		if r.remaining[d]--; r.remaining[d] == 0 && r.res[d].state == stPending {
+		res := &r.res[d]
+		if res.remaining--; res.remaining == 0 && res.state == stPending {
 			r.enqueue(d)
 		}
 	}
