@@ -1,7 +1,10 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -90,5 +93,39 @@ func TestProtectionFromPrepare(t *testing.T) {
 	}
 	if got := probesRun.Load() - probes; got != 1 {
 		t.Errorf("%d probes ran in all; want 1", got)
+	}
+}
+
+// TestSpawnerMovedBeforeUse: planc moves the spawner into its leaf while
+// it starts (the migration overlaps its set-up) and hands it no step
+// before it is there: once Prepare returns, the spawner is the only
+// process of its leaf and none is left in the scope's own directory,
+// while its steps' cgroup namespace is still rooted at the scope.
+func TestSpawnerMovedBeforeUse(t *testing.T) {
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	s.Prepare(protect)
+	s.sys.spawnMu.Lock()
+	pool := s.sys.spawners[spawnersKey(cleanProtect(append(Inherited(), protect...)))]
+	s.sys.spawnMu.Unlock()
+	if len(pool) != 1 {
+		t.Fatalf("%d spawners after Prepare; want 1", len(pool))
+	}
+	spw := pool[0]
+	procs := func(dir string) string {
+		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(b))
+	}
+	if got, want := procs(spw.leaf.dir), strconv.Itoa(spw.cmd.Process.Pid); got != want {
+		t.Errorf("the spawner's leaf holds %q; want the spawner, %s", got, want)
+	}
+	if got := procs(s.Dir()); got != "" {
+		t.Errorf("the scope's own directory holds %q; want nothing", got)
+	}
+	if r := sh(s, "", "grep ^0:: /proc/self/cgroup", protect...); r.Err != nil || !strings.HasPrefix(string(r.Output), "0::/step-") {
+		t.Errorf("step's cgroup: %q, %v; want a leaf of the scope, seen from the scope", r.Output, r.Err)
 	}
 }

@@ -11,8 +11,9 @@ package sandbox
 // same way, process 1 of a PID namespace of its own: steps of different
 // spawners do not see each other's processes.
 //
-// It starts in the scope (its steps' cgroup namespace is rooted there),
-// moves into a leaf cgroup of its own, and talks over a SOCK_SEQPACKET
+// It starts in the scope (its steps' cgroup namespace is rooted there)
+// and is moved into a leaf cgroup of its own by planc while it sets
+// itself up (startSpawnerMode), and talks over a SOCK_SEQPACKET
 // socket pair (its fd 3), in the compact format of shim/spawnproto_linux.go: a
 // request is one message with two descriptors (the step's output pipe and
 // its leaf cgroup, into which the spawner clones the step with
@@ -165,7 +166,7 @@ func (s *Scope) startSpawnerMode(protect []string, m protectMode) (*spawner, err
 		l.finish()
 		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
 	}
-	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Move: l.dir, Report: true}.Args(s.Shim)
+	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Report: true}.Args(s.Shim)
 	if err != nil {
 		theirs.Close()
 		unix.Close(fds[0])
@@ -184,11 +185,21 @@ func (s *Scope) startSpawnerMode(protect []string, m protectMode) (*spawner, err
 		l.finish()
 		return nil, fmt.Errorf("starting the spawner: %w", err)
 	}
+	// It starts in the scope, where its cgroup namespace is rooted, and
+	// goes into its leaf while it sets itself up: the move is a cgroup
+	// migration, which may wait for an RCU grace period (milliseconds),
+	// and made here it overlaps the spawner's start instead of adding to
+	// it. The spawner gets no step before it is in its leaf.
+	moved := make(chan error, 1)
+	go func() { moved <- cgroups.Move(l.dir, cmd.Process.Pid) }()
 	var ready shim.Reply
 	buf := make([]byte, 64<<10)
 	err = spw.read(buf, func(rep shim.Reply) { ready = rep })
 	if err == nil && ready.Kind == shim.ReplyFailed {
 		err = errors.New(ready.Err)
+	}
+	if merr := <-moved; err == nil && merr != nil {
+		err = fmt.Errorf("moving the spawner into its leaf: %w", merr)
 	}
 	if err != nil {
 		close(spw.done)

@@ -153,3 +153,27 @@ func testNotesForms(t *testing.T, b *Builtins) {
 		t.Errorf("notes.md:\n%s\nwant:\n%s", notes, want)
 	}
 }
+
+// TestWriteFileReplaces: write-file leaves exactly the content given,
+// whatever the file held: a longer file is cut to the new content (which
+// is written over the old and the rest cut, not truncated first), a
+// shorter one grows, and null or "" leaves it empty.
+func TestWriteFileReplaces(t *testing.T) {
+	dir := t.TempDir()
+	b := &Builtins{WorkDir: dir, Inputs: schemaInputs{}}
+	for _, content := range []string{"a long first content\nover two lines\n", "short", "", "grown again, longer than short", "x"} {
+		in, _ := json.Marshal(map[string]string{"path": "f.txt", "content": content})
+		if _, err := b.Call(context.Background(), "write-file", in); err != nil {
+			t.Fatalf("write %q: %v", content, err)
+		}
+		if got, err := os.ReadFile(filepath.Join(dir, "f.txt")); err != nil || string(got) != content {
+			t.Fatalf("after writing %q the file holds %q (%v)", content, got, err)
+		}
+	}
+	if _, err := b.Call(context.Background(), "write-file", json.RawMessage(`{"path": "f.txt", "content": null}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); len(got) != 0 {
+		t.Errorf("after writing null the file holds %q", got)
+	}
+}

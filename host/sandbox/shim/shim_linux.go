@@ -5,7 +5,7 @@ package shim
 //
 // The shim runs in one of three modes: `planc __shim -lock MODE -ro PATH…
 // -cgroup DIR [-report] -- FILE ARGV…` runs one step; `… -cgroup SCOPE
-// -move LEAF -report -spawn` is a scope's spawner (spawner_linux.go),
+// -report -spawn` is a scope's spawner (spawner_linux.go),
 // which starts many; `… -probe` sets everything up and exits, to learn
 // whether this machine allows it (the sandbox's protect_linux.go). The same entry also
 // runs a scope's guardian, `planc __shim -cgroup SCOPE -guard`, which
@@ -51,10 +51,14 @@ package shim
 //     signal or take a pidfd of; in it /proc/sys and the other kernel
 //     knobs are read-only and runc's masked paths masked (view_linux.go):
 //     a root step keeps uid 0, which is all a write to core_pattern needs;
-//  5. the spawner, first of all, moves itself into its leaf LEAF: it
-//     starts in the scope, so that its steps' cgroup namespace is rooted
-//     at the scope and they see its tree, and the namespace's root stays
-//     where the clone made it;
+//  5. the spawner is moved into a leaf of its own by planc, while it
+//     does steps 1 to 4 (sandbox's startSpawner, which waits for both
+//     before it hands the spawner a step): it starts in the scope, so that
+//     its steps' cgroup namespace is rooted at the scope and they see its
+//     tree, and the namespace's root stays where the clone made it. The
+//     move is a cgroup migration, which can wait for an RCU grace period
+//     (milliseconds); made from outside, it overlaps the spawner's start
+//     instead of following it;
 //  6. locks down (lockdown_linux.go): not dumpable, no_new_privs, every
 //     capability dropped from every set but, for root, the file-access
 //     ones (RootKeeps); under the landlock lock (LockLandlock) a Landlock
@@ -152,7 +156,6 @@ type Config struct {
 	Lock   string
 	RO     []string
 	Cgroup string // the cgroup the shim starts in: the root of its view
-	Move   string // the spawner's leaf, which it moves into
 	Report bool   // fd 3 is the report pipe, or the spawner's socket
 	File   string // ModeStep: the command to run, and its argv
 	Argv   []string
@@ -173,9 +176,6 @@ func (c Config) Args(shim string) ([]string, error) {
 		args = append(args, "-ro", p)
 	}
 	args = append(args, "-cgroup", c.Cgroup)
-	if c.Move != "" {
-		args = append(args, "-move", c.Move)
-	}
 	if c.Report {
 		args = append(args, "-report")
 	}
@@ -219,7 +219,7 @@ func Parse(args []string) (Config, error) {
 				}
 			}
 			return c, c.Check()
-		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup" || a == "-move"):
+		case len(args) > 1 && (a == "-ro" || a == "-lock" || a == "-cgroup"):
 			switch a {
 			case "-ro":
 				c.RO = append(c.RO, args[1])
@@ -227,8 +227,6 @@ func Parse(args []string) (Config, error) {
 				c.Lock = args[1]
 			case "-cgroup":
 				c.Cgroup = args[1]
-			case "-move":
-				c.Move = args[1]
 			}
 			args = args[2:]
 		default:
@@ -310,8 +308,7 @@ func Main(args []string, guard func(cgroup string) int) int {
 	return runOne(c, say)
 }
 
-// shimSetUp does steps 1 to 6 of the shim (step 5, the spawner's move,
-// first).
+// shimSetUp does steps 1 to 4 and 6 of the shim.
 func shimSetUp(c Config) error {
 	if c.Lock != LockLandlock && c.Lock != LockCaps {
 		return fmt.Errorf("unknown lock %q", c.Lock)
@@ -319,12 +316,6 @@ func shimSetUp(c Config) error {
 	prog, err := stepFilter()
 	if err != nil {
 		return err
-	}
-	if c.Move != "" {
-		// The cgroup namespace's root stays where the shim started.
-		if err := os.WriteFile(c.Move+"/cgroup.procs", []byte("0"), 0); err != nil {
-			return fmt.Errorf("moving into the spawner's leaf: %w", bare(err))
-		}
 	}
 	if err := setUpView(c); err != nil {
 		return err

@@ -13,7 +13,7 @@ func TestShimConfigRoundTrip(t *testing.T) {
 	for _, c := range []Config{
 		{Mode: ModeStep, Lock: LockLandlock, RO: []string{"/a", "/b c"}, Cgroup: "/sys/fs/cgroup/x/step-1", Report: true, File: "/bin/sh", Argv: []string{"sh", "-c", "-- -ro x"}},
 		{Mode: ModeStep, Lock: LockCaps, RO: []string{"/a"}, Cgroup: "/cg", File: "/srv", Argv: []string{"srv"}}, // a server: no -report
-		{Mode: ModeSpawn, Lock: LockCaps, RO: []string{"/a"}, Cgroup: "/cg", Move: "/cg/spawner-1", Report: true},
+		{Mode: ModeSpawn, Lock: LockCaps, RO: []string{"/a"}, Cgroup: "/cg", Report: true},
 		{Mode: ModeProbe, Lock: LockLandlock, RO: []string{"/tmp"}, Cgroup: "/cg", Report: true},
 		{Mode: ModeGuard, Cgroup: "/cg"},
 	} {
