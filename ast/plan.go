@@ -157,15 +157,6 @@ type Step struct {
 
 	ID string
 
-	// Kind is the one kind the step declares, KindNone when it declares none
-	// or several (Kinds lists them all, in source order).
-	Kind StepKind
-	// OnError is the step's failure policy (next to Kind, so the two
-	// share a word).
-	OnError OnError
-	// at holds, for each StepField, 1 + its index in Fields when it is
-	// present and not null, else 0.
-	at     [NumStepFields]uint8
 	Target string // the tool name, shell command line or capsule name
 
 	// Fields are the step object's members, in source order, null ones and
@@ -197,11 +188,20 @@ type Step struct {
 	Cond    Cond
 	CondErr *CondError
 
-	Retries int
-
 	// Refs lists every reference the step names, in input then in if, in
 	// source order.
 	Refs []*Ref
+
+	// Retries, Kind, OnError and at share the last two words.
+	Retries int32
+	// Kind is the one kind the step declares, KindNone when it declares none
+	// or several (Kinds lists them all, in source order).
+	Kind StepKind
+	// OnError is the step's failure policy.
+	OnError OnError
+	// at holds, for each StepField, 1 + its index in Fields when it is
+	// present and not null, else 0.
+	at [NumStepFields]uint8
 }
 
 // StepExtra is what only an unusual step has.

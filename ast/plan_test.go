@@ -47,8 +47,8 @@ func TestMemberSize(t *testing.T) {
 
 // TestStepSize: one Step per step of a plan.
 func TestStepSize(t *testing.T) {
-	if n := unsafe.Sizeof(ast.Step{}); n > 224 {
-		t.Fatalf("ast.Step is %d bytes, want at most 224", n)
+	if n := unsafe.Sizeof(ast.Step{}); n > 200 {
+		t.Fatalf("ast.Step is %d bytes, want at most 200", n)
 	}
 }
 

@@ -141,11 +141,9 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 	}
 	// resolve appends every step's entries and references: sized exactly
 	// here, they cost one allocation each instead of a doubling series.
-	ids := make([]string, len(plan.Steps))
 	nd, nr := 0, 0
 	nif := 0
-	for i, s := range plan.Steps {
-		ids[i] = s.ID
+	for _, s := range plan.Steps {
 		nd += len(s.DependsOn)
 		nr += len(s.Refs)
 		if s.Cond != nil {
@@ -159,7 +157,7 @@ func newPass(plan *ast.Plan, caps *Capabilities) *Pass {
 	p := &Pass{Plan: plan, Caps: caps, Bad: make([]bool, n),
 		depOff: make([]int32, 1, len(plan.Steps)+1), refOff: make([]int32, 1, len(plan.Steps)+1),
 		deps: make([]int32, 0, nd), refs: make([]int32, 0, nr), ifStatus: nif}
-	p.byID = newIDIndex(ids)
+	p.byID = newIDIndex(len(plan.Steps), func(i int32) string { return plan.Steps[i].ID })
 	return p
 }
 

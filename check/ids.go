@@ -12,11 +12,11 @@ var idSeed = maphash.MakeSeed()
 // on its control words, its slots and then the step, and resolving every
 // dependency and reference was the part of check that grew fastest with the
 // plan. Here a lookup reads one 8-byte slot of a table a quarter the size,
-// and compares the id only when the stored hash matches, from a dense slice
-// of ids rather than from the step.
+// and compares the id only when the stored hash matches (reading it from
+// the step: a copy of every id would cost 16 bytes a step).
 type idIndex struct {
-	slots []idSlot // open addressing, linear probing; len is a power of two
-	ids   []string // ids[i] is the id of the step at position i
+	slots []idSlot             // open addressing, linear probing; len is a power of two
+	id    func(i int32) string // the id of the step at position i
 	// first[i] is the position of the first step with step i's id: i
 	// itself unless i repeats an earlier id; -1 when the id is empty.
 	first []int32
@@ -27,15 +27,17 @@ type idSlot struct {
 	pos  int32 // position + 1; 0 marks an empty slot
 }
 
-// newIDIndex indexes ids (by position), keeping the first step of each id.
-func newIDIndex(ids []string) *idIndex {
+// newIDIndex indexes the ids of n steps (by position), id(i) being the id
+// of the step at position i, keeping the first step of each id.
+func newIDIndex(n int, id func(i int32) string) *idIndex {
 	size := 16
-	for size < 2*len(ids) {
+	for size < 2*n {
 		size *= 2
 	}
-	x := &idIndex{slots: make([]idSlot, size), ids: ids, first: make([]int32, len(ids))}
+	x := &idIndex{slots: make([]idSlot, size), id: id, first: make([]int32, n)}
 	mask := uint64(size - 1)
-	for i, id := range ids {
+	for i := range n {
+		id := x.id(int32(i))
 		if id == "" {
 			x.first[i] = -1
 			continue
@@ -48,7 +50,7 @@ func newIDIndex(ids []string) *idIndex {
 				x.first[i] = int32(i)
 				break
 			}
-			if s.hash == uint32(h) && ids[s.pos-1] == id {
+			if s.hash == uint32(h) && x.id(s.pos-1) == id {
 				x.first[i] = s.pos - 1
 				break
 			}
@@ -66,7 +68,7 @@ func (x *idIndex) lookup(id string) int32 {
 		if s.pos == 0 {
 			return -1
 		}
-		if s.hash == uint32(h) && x.ids[s.pos-1] == id {
+		if s.hash == uint32(h) && x.id(s.pos-1) == id {
 			return s.pos - 1
 		}
 	}

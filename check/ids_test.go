@@ -34,7 +34,7 @@ func TestIDIndexMatchesMap(t *testing.T) {
 				want[id] = int32(i)
 			}
 		}
-		x := newIDIndex(ids)
+		x := newIDIndex(len(ids), func(i int32) string { return ids[i] })
 		for i, id := range ids {
 			wantFirst := int32(-1)
 			if id != "" {

@@ -51,7 +51,7 @@ type lowerer struct {
 }
 
 func (l *lowerer) step(st *Step, s *ast.Step) error {
-	st.ID, st.Target, st.Retries = s.ID, s.Target, s.Retries
+	st.ID, st.Target, st.Retries = s.ID, s.Target, int(s.Retries)
 	switch s.Kind {
 	case KindTool, KindShell, KindCapsule:
 		st.Kind = s.Kind

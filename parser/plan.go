@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/planc/planc/ast"
 )
@@ -87,12 +88,17 @@ func (p *scanner) newStep() *ast.Step {
 		if len(p.stepSlab) > 0 {
 			p.stepSlabs = append(p.stepSlabs, p.stepSlab)
 		}
-		p.stepSlab = make([]ast.Step, 0, min(256, max(16, p.nSteps)))
+		p.stepSlab = make([]ast.Step, 0, min(stepSlabLen, max(16, p.nSteps)))
 	}
 	p.nSteps++
 	p.stepSlab = p.stepSlab[:len(p.stepSlab)+1]
 	return &p.stepSlab[len(p.stepSlab)-1]
 }
+
+// stepSlabLen is how many steps a full slab holds: 64 KiB of them, so the
+// slab, a large allocation, is rounded up to whole pages by less than a
+// step.
+const stepSlabLen = 65536 / int(unsafe.Sizeof(ast.Step{}))
 
 // stepList returns the steps built, in order, in a slice of their exact
 // size: one allocation instead of a doubling series.
@@ -191,7 +197,8 @@ func (p *scanner) stepObject(index int) bool {
 			}
 		case ast.FieldRetries:
 			if f.Kind == ast.Number {
-				s.Retries, _ = smallInt(text)
+				r, _ := smallInt(text) // at most 9 digits
+				s.Retries = int32(r)
 			}
 		}
 		return true
