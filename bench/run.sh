@@ -68,6 +68,8 @@ if [ "$render_only" != 1 ]; then
 	log "building the benchmarks"
 	go vet -mod=mod ./...
 	go test -mod=mod -c -o "$out/bench.test" .
+	# The vm package's own scheduling benchmark, from the main module.
+	(cd "$here/.." && go test -c -o "$out/vm.test" ./vm)
 	# Sanity: the three engines agree and the generated plans are clean.
 	(cd "$here" && "$out/bench.test" -test.run '^(TestCondAgree|TestGenPlan)$' -test.count 1 >/dev/null) ||
 		{ log "the bench module's tests fail"; exit 1; }
@@ -95,12 +97,14 @@ if [ "$render_only" != 1 ]; then
 	# figure a sample or two, which benchstat's median absorbs.
 	args=(-test.run '^$' -test.bench '^(BenchmarkCond|BenchmarkParse|BenchmarkSchedule|BenchmarkHandoff)$'
 		-test.count 1 -test.benchmem -test.timeout 0)
-	[ -n "$benchtime" ] && args+=(-test.benchtime "$benchtime")
+	vmargs=(-test.run '^$' -test.bench '^BenchmarkRun$' -test.count 1 -test.benchmem -test.timeout 0)
+	[ -n "$benchtime" ] && args+=(-test.benchtime "$benchtime") && vmargs+=(-test.benchtime "$benchtime")
 	log "running the benchmarks, $count rounds (load average $load_before)"
 	: >"$out/bench.txt"
 	for round in $(seq 1 "$count"); do
 		log "round $round of $count (load average $(load1))"
 		(cd "$here" && "$out/bench.test" "${args[@]}") | tee -a "$out/bench.txt" >&2
+		(cd "$here/../vm" && "$out/vm.test" "${vmargs[@]}") | tee -a "$out/bench.txt" >&2
 	done
 	kill "$sampler" 2>/dev/null || true
 	wait "$sampler" 2>/dev/null || true
@@ -133,11 +137,14 @@ if [ "$render_only" != 1 ]; then
 	if [ "$profile" != 0 ]; then
 		"$out/perfdoc" -csv "$out/benchstat.csv" -raw "$out/bench.txt" -misses | while read -r pat name; do
 			log "profiling $pat"
-			(cd "$here" && "$out/bench.test" -test.run '^$' -test.bench "$pat" -test.count 1 \
+			# A pattern starting vm: is the vm package's benchmark.
+			bin=$out/bench.test dir=$here
+			case $pat in vm:*) pat=${pat#vm:} bin=$out/vm.test dir=$here/../vm ;; esac
+			(cd "$dir" && "$bin" -test.run '^$' -test.bench "$pat" -test.count 1 \
 				-test.benchtime "$profile_time" -test.benchmem \
 				-test.cpuprofile "$out/$name.cpu.prof" -test.memprofile "$out/$name.mem.prof") >&2
-			go tool pprof -top -cum -nodecount 30 "$out/bench.test" "$out/$name.cpu.prof" >"$out/$name.cpu.txt" 2>/dev/null
-			go tool pprof -sample_index=alloc_space -top -nodecount 15 "$out/bench.test" "$out/$name.mem.prof" >"$out/$name.mem.txt" 2>/dev/null
+			go tool pprof -top -cum -nodecount 30 "$bin" "$out/$name.cpu.prof" >"$out/$name.cpu.txt" 2>/dev/null
+			go tool pprof -sample_index=alloc_space -top -nodecount 15 "$bin" "$out/$name.mem.prof" >"$out/$name.mem.txt" 2>/dev/null
 		done
 	fi
 fi
