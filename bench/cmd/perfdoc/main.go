@@ -391,66 +391,17 @@ func build(s stats, rs rounds) (*report, error) {
 		return nil, errors.New("no BenchmarkHandoff results")
 	}
 	for _, sz := range sizes {
-		t, ok1 := s.get("sec/step", "Schedule/"+sz)
-		a, ok2 := s.get("allocs/step", "Schedule/"+sz)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("no Schedule/%s results", sz)
+		name := "Schedule/" + sz
+		if !r.schedRows(s, h, "scheduling, "+sz+" steps", name, pattern("BenchmarkSchedule", sz)) {
+			return nil, fmt.Errorf("no %s results", name)
 		}
-		x := row{
-			figure:  "scheduling, " + sz + " steps (per step)",
-			planc:   withCI(fmtSec(t.center), t),
-			peer:    "goroutine hand-off (channel round trip)",
-			peerFig: withCI(fmtSec(h.center), h),
-			ratio:   fmt.Sprintf("%.2f×", t.center/h.center),
-			target:  fmt.Sprintf("≤ %.1f µs", float64(schedNsTarget)/1000),
-		}
-		x.result, x.miss = verdict(t.center*1e9, schedNsTarget)
-		x.score = t.center * 1e9 / schedNsTarget
-		x.profile = pattern("BenchmarkSchedule", sz)
-		r.rows = append(r.rows, x)
-		y := row{
-			figure: "scheduling, " + sz + " steps (allocations per step)",
-			planc:  withCI(sig(a.center), a),
-			peer:   "—", peerFig: "—", ratio: "—",
-			target: fmt.Sprintf("≤ %d", schedAllocs),
-		}
-		y.result, y.miss = verdict(a.center, schedAllocs)
-		y.score = a.center / schedAllocs
-		y.profile = x.profile
-		r.rows = append(r.rows, y)
 	}
 	// The vm package's own scheduling benchmark (BenchmarkRun: random DAGs
-	// of shell steps, no conditions or inputs, vm.NopHost): the figure issue
+	// of steps with no conditions or inputs, vm.NopHost): the figure issue
 	// 26 states its target on. Optional, for a run of the bench module alone.
 	for i, sz := range sizes {
-		name := fmt.Sprintf("Run/steps=%d", vmSteps[i])
-		t, ok1 := s.get("sec/step", name)
-		a, ok2 := s.get("allocs/step", name)
-		if !ok1 || !ok2 {
-			continue
-		}
-		x := row{
-			figure:  "VM scheduling, random DAG, " + sz + " steps (per step)",
-			planc:   withCI(fmtSec(t.center), t),
-			peer:    "goroutine hand-off (channel round trip)",
-			peerFig: withCI(fmtSec(h.center), h),
-			ratio:   fmt.Sprintf("%.2f×", t.center/h.center),
-			target:  fmt.Sprintf("≤ %.1f µs", float64(schedNsTarget)/1000),
-		}
-		x.result, x.miss = verdict(t.center*1e9, schedNsTarget)
-		x.score = t.center * 1e9 / schedNsTarget
-		x.profile = vmPrefix + pattern("BenchmarkRun", fmt.Sprintf("steps=%d", vmSteps[i]))
-		r.rows = append(r.rows, x)
-		y := row{
-			figure: "VM scheduling, random DAG, " + sz + " steps (allocations per step)",
-			planc:  withCI(sig(a.center), a),
-			peer:   "—", peerFig: "—", ratio: "—",
-			target: fmt.Sprintf("≤ %d", schedAllocs),
-		}
-		y.result, y.miss = verdict(a.center, schedAllocs)
-		y.score = a.center / schedAllocs
-		y.profile = x.profile
-		r.rows = append(r.rows, y)
+		vmName := fmt.Sprintf("Run/steps=%d", vmSteps[i])
+		r.schedRows(s, h, "VM scheduling, random DAG, "+sz+" steps", vmName, vmPrefix+pattern("BenchmarkRun", fmt.Sprintf("steps=%d", vmSteps[i])))
 	}
 	// Scaling: per-step cost at each size, and 100k over 1k.
 	for _, sc := range []struct{ label, name, bench string }{
@@ -492,6 +443,39 @@ func build(s stats, rs rounds) (*report, error) {
 		r.scaling = append(r.scaling, x)
 	}
 	return r, nil
+}
+
+// schedRows adds the two rows of a scheduling benchmark (time and
+// allocations a step, beside the hand-off h), false when the run has no
+// results for it.
+func (r *report) schedRows(s stats, h stat, figure, name, profile string) bool {
+	t, ok1 := s.get("sec/step", name)
+	a, ok2 := s.get("allocs/step", name)
+	if !ok1 || !ok2 {
+		return false
+	}
+	x := row{
+		figure:  figure + " (per step)",
+		planc:   withCI(fmtSec(t.center), t),
+		peer:    "goroutine hand-off (channel round trip)",
+		peerFig: withCI(fmtSec(h.center), h),
+		ratio:   fmt.Sprintf("%.2f×", t.center/h.center),
+		target:  fmt.Sprintf("≤ %.1f µs", float64(schedNsTarget)/1000),
+		profile: profile,
+	}
+	x.result, x.miss = verdict(t.center*1e9, schedNsTarget)
+	x.score = t.center * 1e9 / schedNsTarget
+	y := row{
+		figure: figure + " (allocations per step)",
+		planc:  withCI(sig(a.center), a),
+		peer:   "—", peerFig: "—", ratio: "—",
+		target:  fmt.Sprintf("≤ %d", schedAllocs),
+		profile: profile,
+	}
+	y.result, y.miss = verdict(a.center, schedAllocs)
+	y.score = a.center / schedAllocs
+	r.rows = append(r.rows, x, y)
+	return true
 }
 
 func condOrder(c string) string {
