@@ -2,6 +2,7 @@ package ir
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/planc/planc/ast"
 )
@@ -64,7 +65,9 @@ type Cond struct {
 	// built by hand, which Eval then runs from Code.
 	terms []term
 	neg   bool
-	fn    func(vals []Value) bool
+	// maxSlot is the greatest slot the terms read.
+	maxSlot int32
+	fn      func(vals []Value) bool
 }
 
 // statusWords are the status words as Go literals. A string literal is
@@ -99,10 +102,30 @@ func (c *Cond) Eval(vals []Value) bool {
 	if ts == nil {
 		return c.evalOther(vals)
 	}
-	// An || of && groups of terms, negated when c.neg (condfn.go).
+	// An || of && groups of terms, negated when c.neg (condfn.go). Each
+	// term is decided, where it can be, by the cheap tests term describes,
+	// in the order of their cost.
+	_ = vals[c.maxSlot] // every slot the terms read is in vals
+	v0 := unsafe.Pointer(unsafe.SliceData(vals))
 	for i := 0; i < len(ts); {
 		t := &ts[i]
-		if t.mask>>(sign(vals[t.a].Text, t.k)+1)&1 == 0 {
+		x := (*Value)(unsafe.Add(v0, t.at)).Text
+		p := unsafe.StringData(x)
+		var ok bool
+		switch {
+		case len(x) == len(t.k) && p == unsafe.StringData(t.k):
+			ok = t.eq
+		case t.eqOnly && (len(x) != len(t.k) || p == t.other):
+			ok = t.ne
+		case len(x) > 0 && len(t.k) > 0 && x[0] != t.k0:
+			ok = t.gt
+			if x[0] < t.k0 {
+				ok = t.lt
+			}
+		default:
+			ok = t.mask>>(sign(x, t.k)+1)&1 != 0
+		}
+		if !ok {
 			i = int(t.skip)
 			continue
 		}

@@ -37,16 +37,81 @@ func join(or bool, x, y *cnode) *cnode {
 // the comparison of slot a's text with k (-1, 0, 1). When it fails, the
 // walk goes on at skip, the first term of the next group; when it holds
 // and is the last of its group (last), the group, and so the ||, holds.
+//
+// The other fields let Eval decide most comparisons from a length, a
+// pointer and at most one byte of the slot's text (holds):
+//   - the same bytes as k (a status word the VM passes and an interned
+//     constant share them) are equal: the term holds when eq;
+//   - for == and != (eqOnly), another length, or other — the status word
+//     of k's length that is not k, when k is one — is not equal: the term
+//     holds when ne;
+//   - a first byte other than k0 orders the two: lt or gt.
+//
+// Anything else goes to sign. Terms are laid out so the fields a walk
+// reads first share the first words.
 type term struct {
-	k    string
-	a    int32
-	skip int32
-	mask uint8
-	last bool
+	k     string
+	other *byte
+	// at is slot a's offset in bytes in the slot values (a Value each).
+	at     uintptr
+	a      int32
+	skip   int32
+	mask   uint8
+	k0     byte
+	eq     bool
+	ne     bool
+	lt     bool
+	gt     bool
+	eqOnly bool
+	last   bool
 }
 
 // The masks of the comparisons: bit 0 less, bit 1 equal, bit 2 greater.
 var masks = [...]uint8{OpEq: 0b010, OpNe: 0b101, OpGt: 0b100, OpLt: 0b001}
+
+// noWord is what term.other points at when k is not a status word: no
+// string's bytes are there.
+var noWord [1]byte
+
+// newTerm returns the term for slot a against k with mask m.
+func newTerm(a int32, k string, m uint8) term {
+	k = intern(k)
+	t := term{k: k, a: a, at: uintptr(a) * unsafe.Sizeof(Value{}), mask: m, other: &noWord[0]}
+	t.setMask(m)
+	for _, w := range statusWords {
+		if len(w) == len(k) && w != k && isStatusWord(k) {
+			t.other = unsafe.StringData(w)
+		}
+	}
+	if len(k) > 0 {
+		t.k0 = k[0]
+	}
+	return t
+}
+
+// setMask sets mask and the booleans Eval reads for it.
+func (t *term) setMask(m uint8) {
+	t.mask = m
+	t.lt, t.eq, t.gt = m&0b001 != 0, m&0b010 != 0, m&0b100 != 0
+	t.eqOnly = m == masks[OpEq] || m == masks[OpNe]
+	t.ne = m == masks[OpNe]
+}
+
+// isStatusWord reports whether k is one of the status words.
+func isStatusWord(k string) bool {
+	for _, w := range statusWords {
+		if k == w {
+			return true
+		}
+	}
+	return false
+}
+
+// holds reports whether the term holds for the slot text x, by sign alone
+// (the form a closure runs; Eval tries the cheaper tests first).
+func (t *term) holds(x string) bool {
+	return t.mask>>(sign(x, t.k)+1)&1 != 0
+}
 
 // sign orders x and k by their bytes (S11): -1, 0 or 1. It loops at most
 // len(k)+1 times, and k is a constant from the plan's text, so a long
@@ -87,7 +152,7 @@ func (c *Cond) asTerm(in Instr) (term, bool) {
 		}
 	}
 	if a >= 0 && b < 0 && op.IsCompare() {
-		return term{a: a, mask: masks[op], k: intern(c.Consts[^b])}, true
+		return newTerm(a, c.Consts[^b], masks[op]), true
 	}
 	return term{}, false
 }
@@ -131,7 +196,7 @@ func (c *Cond) flatten(n *cnode) bool {
 				return false
 			}
 			if c.neg {
-				t.mask ^= 0b111
+				t.setMask(t.mask ^ 0b111)
 			}
 			t.last = k == len(kids)-1
 			ts = append(ts, t)
@@ -141,6 +206,9 @@ func (c *Cond) flatten(n *cnode) bool {
 		}
 	}
 	c.terms = ts
+	for _, t := range ts {
+		c.maxSlot = max(c.maxSlot, t.a)
+	}
 	return true
 }
 
@@ -157,7 +225,7 @@ func (c *Cond) closure(n *cnode) func([]Value) bool {
 	if n.kids == nil {
 		in := n.leaf
 		if t, ok := c.asTerm(in); ok {
-			return func(vals []Value) bool { return t.mask>>(sign(vals[t.a].Text, t.k)+1)&1 != 0 }
+			return func(vals []Value) bool { return t.holds(vals[t.a].Text) }
 		}
 		if in.A < 0 && in.B < 0 { // two constants: known now
 			r := c.compareOp(in, nil)

@@ -121,3 +121,49 @@ func evalTree(c ast.Cond, vals []Value) bool {
 	}
 	panic("unknown node")
 }
+
+// FuzzCond holds every form of a condition to the tree's own evaluation
+// (S10, S11) over fuzzed slot texts: a random tree (seed) whose constants
+// are the status words, the fuzzed texts and cuts of them, and slot values
+// drawn from the same, as the VM passes them (status-word literals) or as
+// copies (other bytes).
+func FuzzCond(f *testing.F) {
+	f.Add(uint64(1), "failed", "out", "", "z")
+	f.Add(uint64(2), "success", "skipped", "succes", "m")
+	f.Add(uint64(3), "\x00", "\xff", "a\x00", "ab")
+	f.Fuzz(func(t *testing.T, seed uint64, x0, x1, x2, x3 string) {
+		rng := rand.New(rand.NewPCG(seed, 26))
+		texts := []string{x0, x1, x2, x3}
+		words := append([]string{"", "failed", "success", "skipped"}, texts...)
+		for _, x := range texts {
+			if len(x) > 0 {
+				words = append(words, x[:rng.IntN(len(x))], x[rng.IntN(len(x)):])
+			}
+		}
+		for range 20 {
+			cond := randCond(rng, words, 3, rng.IntN(2) == 0)
+			c, err := compileCond(cond, func(r *ast.Ref) (int32, error) { return int32(r.StepID[0] - 'a'), nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			byHand := &Cond{Source: c.Source, Code: c.Code, Consts: c.Consts}
+			vals := make([]Value, 4)
+			for range 10 {
+				for k := range vals {
+					w := words[rng.IntN(len(words))]
+					if rng.IntN(2) == 0 {
+						w = strings.Clone(w)
+					}
+					vals[k] = Value{Text: w, Null: w == ""}
+				}
+				want := evalTree(cond, vals)
+				if got := c.Eval(vals); got != want {
+					t.Fatalf("%s over %v: %v, want %v", c.Source, vals, got, want)
+				}
+				if got := byHand.Eval(vals); got != want {
+					t.Fatalf("%s over %v, Code only: %v, want %v", c.Source, vals, got, want)
+				}
+			}
+		}
+	})
+}
