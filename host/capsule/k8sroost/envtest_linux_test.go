@@ -412,7 +412,7 @@ func parent(t *testing.T, cs kubernetes.Interface, allow ...string) (*Launcher, 
 		t.Fatal(err)
 	}
 	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: t.TempDir()}
-	l := New(Config{Client: cs, Namespace: "agents", Task: task, From: "local/top", Allow: allow, Grace: 5 * time.Second})
+	l := New(Config{Client: typed(cs), Namespace: "agents", Task: task, From: "local/top", Allow: allow, Grace: 5 * time.Second})
 	t.Cleanup(func() { l.Close(); task.Close(); tr.Close() })
 	return l, task
 }

@@ -81,7 +81,7 @@ func TestResolve(t *testing.T) {
 		roostCM("twin1", "local/twin", `{"name": "local/twin", "entrypoint": {"command": ["true"]}}`, KeyImage, "x"),
 		roostCM("twin2", "local/twin", `{"name": "local/twin", "entrypoint": {"command": ["true"]}}`, KeyImage, "x"),
 	)
-	f, err := Resolve(t.Context(), cs, ns, "worker", "local/top", []string{"local/worker"})
+	f, err := Resolve(t.Context(), typed(cs), ns, "worker", "local/top", []string{"local/worker"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestResolve(t *testing.T) {
 		{"badres", []string{"local/badres"}, `is not a container's resources`},
 		{"twin", []string{"local/twin"}, `ConfigMaps "twin1" and "twin2" in namespace agents all have the labels`},
 	} {
-		_, err := Resolve(t.Context(), cs, ns, tt.bare, "local/top", tt.allow)
+		_, err := Resolve(t.Context(), typed(cs), ns, tt.bare, "local/top", tt.allow)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s %v: %v\nwant %s", tt.bare, tt.allow, err, tt.want)
 		}
@@ -120,7 +120,7 @@ func TestResolve(t *testing.T) {
 func TestRBACRefusal(t *testing.T) {
 	cs := fake.NewClientset()
 	cs.PrependReactor("list", "configmaps", forbid("list", "configmaps"))
-	_, err := Resolve(t.Context(), cs, ns, "worker", "local/top", []string{"local/worker"})
+	_, err := Resolve(t.Context(), typed(cs), ns, "worker", "local/top", []string{"local/worker"})
 	want := `the cluster's RBAC forbids planc to list configmaps in namespace agents (configmaps is forbidden: User "system:serviceaccount:agents:planc" cannot list resource "configmaps"`
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `the Role "planc-roost" of docs/kubernetes.md`) {
 		t.Errorf("err %v", err)
@@ -169,7 +169,7 @@ func newHarness(t *testing.T, objs ...runtime.Object) *harness {
 	}
 	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: t.TempDir()}
 	t.Cleanup(func() { task.Close(); tr.Close() })
-	l := New(Config{Client: cs, Namespace: ns, Task: task, From: "local/top", Allow: []string{"local/worker"},
+	l := New(Config{Client: typed(cs), Namespace: ns, Task: task, From: "local/top", Allow: []string{"local/worker"},
 		Grace: 5 * time.Second, LeaseDuration: time.Minute, Resync: 50 * time.Millisecond})
 	t.Cleanup(func() { l.Close() })
 	return &harness{t: t, cs: cs, task: task, l: l}
@@ -237,7 +237,7 @@ func (h *harness) runPod(ctx context.Context, p *corev1.Pod, runner ChildRunner)
 	for _, e := range p.Spec.Containers[0].Env {
 		env[e.Name] = e.Value
 	}
-	return RunPod(ctx, PodConfig{Client: h.cs, Namespace: ns, Lease: env[EnvLease], Pod: env[EnvPod], InDir: dir,
+	return RunPod(ctx, PodConfig{Client: typed(h.cs), Namespace: ns, Lease: env[EnvLease], Pod: env[EnvPod], InDir: dir,
 		SessionDir: h.t.TempDir(), WorkDir: h.t.TempDir(), SpawnedBy: env[capsule.EnvSpawnedBy], DelegationID: env[capsule.EnvDelegationID],
 		Stderr: io.Discard, Poll: 20 * time.Millisecond}, runner)
 }
@@ -512,7 +512,7 @@ func TestLease(t *testing.T) {
 		l, err := leases.Get(t.Context(), lease.Name, metav1.GetOptions{})
 		return err == nil && l.Spec.RenewTime.After(first)
 	})
-	pc := PodConfig{Client: h.cs, Namespace: ns, Lease: lease.Name, Poll: 20 * time.Millisecond}
+	pc := PodConfig{Client: typed(h.cs), Namespace: ns, Lease: lease.Name, Poll: 20 * time.Millisecond}
 	life, stop := watchLease(t.Context(), pc, lease.Spec.LeaseDurationSeconds)
 	defer stop()
 	ended := make(chan struct{})

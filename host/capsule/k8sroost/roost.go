@@ -13,9 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/discovery"
-	coordv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -88,58 +85,18 @@ func Connect(ctx context.Context) (Client, *rest.Config, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("the kubeconfig's cluster %s: %w", cfg.Host, err)
 	}
-	if err := Ping(ctx, cs.disc, cfg.Host); err != nil {
+	if err := Ping(ctx, cs.serverVersion, cfg.Host); err != nil {
 		return nil, nil, err
 	}
 	return cs, cfg, nil
 }
 
-// Client is what of a cluster's API the roost uses: Pods, ConfigMaps and
-// Pod logs (core/v1) and Leases (coordination/v1). client-go's
-// kubernetes.Interface, and its fake, is one; Connect builds just these
-// two, so that planc links no other API group's client
-// (kubernetes.NewForConfig's clientset holds them all).
-type Client interface {
-	CoreV1() corev1client.CoreV1Interface
-	CoordinationV1() coordv1client.CoordinationV1Interface
-}
-
-// clients is Connect's Client, and the discovery client Ping asks: one
-// HTTP client shared by the three.
-type clients struct {
-	core  *corev1client.CoreV1Client
-	coord *coordv1client.CoordinationV1Client
-	disc  *discovery.DiscoveryClient
-}
-
-func (c *clients) CoreV1() corev1client.CoreV1Interface                  { return c.core }
-func (c *clients) CoordinationV1() coordv1client.CoordinationV1Interface { return c.coord }
-
-func newClients(cfg *rest.Config) (*clients, error) {
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-	c := &clients{}
-	if c.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-	if c.coord, err = coordv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-	if c.disc, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// Ping asks the cluster at host its version: an error says it cannot be
-// reached and what to check.
-func Ping(ctx context.Context, cs discovery.ServerVersionInterface, host string) error {
+// Ping asks the cluster at host its version with ask: an error says it
+// cannot be reached and what to check.
+func Ping(ctx context.Context, ask func(context.Context) error, host string) error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.ServerVersion()
-		done <- err
+		done <- ask(ctx)
 	}()
 	t := time.NewTimer(15 * time.Second)
 	defer t.Stop()
