@@ -121,10 +121,12 @@ type run struct {
 	vals   []ir.Value
 	inputs []byte // the chunk tool inputs are carved from (input)
 
-	inflight   int  // attempts in flight
-	stopped    bool // a step's failure under on_error fail stopped the plan
-	cancelSeen bool // ctx's cancel was observed
-	canceled   bool // the plan stopped because of the cancel
+	warmed     int32 // steps below this index have been warmed (warm)
+	sink       uint8 // what warm read, so that its loads are kept
+	inflight   int   // attempts in flight
+	stopped    bool  // a step's failure under on_error fail stopped the plan
+	cancelSeen bool  // ctx's cancel was observed
+	canceled   bool  // the plan stopped because of the cancel
 	failedStep int32
 }
 

@@ -340,6 +340,7 @@ func (r *run) release(i int32) {
 	if r.stopped || r.canceled {
 		return
 	}
+	r.warm(i)
 	for _, d := range r.prog.Steps[i].Dependents {
 		res := &r.res[d]
 		if res.remaining--; res.remaining == 0 && res.state == stPending {
@@ -375,4 +376,30 @@ func errText(err error) string {
 		return s
 	}
 	return "the step failed without a message"
+}
+
+// warmAhead is how far past a settled step warm reads.
+const warmAhead = 128
+
+// warm reads the fields the VM uses (ir.Step's first 96 bytes: ID,
+// Dependents and Input lie across them) of the steps up to warmAhead past
+// settled step i. A cursor makes it read each step once a run, in plan
+// order. Steps settle in roughly plan order, so the ones about to become
+// ready are just ahead; read in order and independently of one another,
+// their cache misses overlap, where otherwise each is taken alone, in the
+// order steps become ready, which no prefetcher follows. On a plan far
+// bigger than the cache (100,000 steps are 17 MB) that is most of what a
+// step costs over a small plan's.
+func (r *run) warm(i int32) {
+	steps := r.prog.Steps
+	end := min(int(i)+warmAhead, len(steps))
+	var x uint8
+	for ; int(r.warmed) < end; r.warmed++ {
+		s := &steps[r.warmed]
+		x ^= uint8(len(s.ID)) ^ uint8(len(s.Dependents))
+		if s.Input != nil {
+			x++
+		}
+	}
+	r.sink ^= x
 }
