@@ -113,3 +113,31 @@ func (c *Contained) SetupErr() error {
 	}
 	return errors.New(c.setup)
 }
+
+// memo remembers what a function of a list of strings (and of one more
+// string) returned for the last list it was given: the steps of a plan
+// pass the same protected set and the same environment, which would
+// otherwise be cleaned, sorted or deduplicated again for each. The list
+// is compared by content, so a caller that changes its slice gets its
+// own answer.
+type memo struct {
+	in   []string
+	also string
+	out  []string
+}
+
+// newMemo remembers out for in and also. It keeps copies of both, out's
+// capped at its length: no caller's change to its own slices, nor an
+// append to an answer, reaches what it hands out.
+func newMemo(in []string, also string, out []string) *memo {
+	return &memo{in: slices.Clone(in), also: also, out: slices.Clip(append([]string{}, out...))}
+}
+
+// get returns what m remembers for in and also, nil when m is nil or
+// remembers another list.
+func (m *memo) get(in []string, also string) []string {
+	if m == nil || m.also != also || !slices.Equal(m.in, in) {
+		return nil
+	}
+	return m.out
+}

@@ -29,6 +29,8 @@ type scopeSys struct {
 	spawnMu  sync.Mutex            // held while a spawner starts
 	spawners map[string][]*spawner // by protected paths
 	guard    *guard                // what ends the scope if this process dies
+
+	protectMemo atomic.Pointer[memo] // the last protected set start cleaned
 }
 
 // probeSeq numbers this process's probes.
@@ -225,7 +227,11 @@ func (s *Scope) Close() (err error) {
 // of its own when the request is too big for the spawner's socket, and
 // directly otherwise.
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
-	protect := cleanProtect(append(inherited(), sp.Protect...))
+	protect := s.sys.protectMemo.Load().get(sp.Protect, os.Getenv(EnvProtected))
+	if protect == nil {
+		protect = cleanProtect(append(inherited(), sp.Protect...))
+		s.sys.protectMemo.Store(newMemo(sp.Protect, os.Getenv(EnvProtected), protect))
+	}
 	// The shim's own checks, before anything starts.
 	if err := (shim.Config{RO: protect, Cgroup: s.sys.dir, File: path}).Check(); err != nil {
 		return nil, err

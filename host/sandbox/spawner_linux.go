@@ -30,6 +30,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/planc/planc/host/sandbox/cgroups"
@@ -53,6 +54,8 @@ type spawner struct {
 	err     error                      // why the spawner is gone, once it is
 	done    chan struct{}              // closed when the reader has ended
 	once    sync.Once
+
+	envMemo atomic.Pointer[memo] // the last environment spawn deduplicated
 }
 
 // maxSpawners bounds the spawners a scope runs for one set of protected
@@ -274,7 +277,13 @@ func (spw *spawner) gone() error {
 // start. It returns errTooBig when req does not fit in one message.
 func (spw *spawner) spawn(req shim.Request, out *os.File, cgroupFD int) (func() (syscall.WaitStatus, error), error) {
 	req.Op = shim.OpSpawn
-	req.Env = dedupEnv(req.Env)
+	if env := spw.envMemo.Load().get(req.Env, ""); env != nil {
+		req.Env = env
+	} else {
+		env = dedupEnv(req.Env)
+		spw.envMemo.Store(newMemo(req.Env, "", env))
+		req.Env = env
+	}
 	if shim.RequestSize(req) > shim.MaxMessage-(64<<10) {
 		return nil, errTooBig
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/planc/planc/internal/sessionfmt"
 )
@@ -192,7 +193,7 @@ func (s *Sink) Close(err error) (string, error) {
 		}
 		s.f = nil
 	} else if s.err == nil && s.total == 0 {
-		if rerr := os.Remove(s.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		if rerr := removeFile(s.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
 			s.err = rerr
 		}
 	}
@@ -282,4 +283,19 @@ func (k *kept) close() {
 	defer k.mu.Unlock()
 	k.index.Close()
 	k.index = nil
+}
+
+// removeFile is os.Remove for a path that is a file when anything: an
+// unlink, which fails with ENOENT in the common case (no earlier file),
+// where os.Remove would try rmdir as well, a second failing call for
+// every step with an empty output. Anything else there is os.Remove's.
+func removeFile(path string) error {
+	err := syscall.Unlink(path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOENT):
+		return &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return os.Remove(path)
 }
