@@ -116,10 +116,10 @@ func (c *Cond) Eval(vals []Value) bool {
 		var ok bool
 		if t.eqOnly {
 			switch {
+			case p == unsafe.StringData(t.k) && len(x) == len(t.k):
+				ok = t.eq
 			case len(x) != len(t.k) || p == t.other:
 				ok = t.ne
-			case p == unsafe.StringData(t.k):
-				ok = t.eq
 			default:
 				ok = t.mask>>(sign(x, t.k)+1)&1 != 0
 			}
