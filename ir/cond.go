@@ -107,32 +107,41 @@ func (c *Cond) Eval(vals []Value) bool {
 	// in the order of their cost.
 	_ = vals[c.maxSlot] // every slot the terms read is in vals
 	v0 := unsafe.Pointer(unsafe.SliceData(vals))
-	for i := 0; i < len(ts); {
-		t := &ts[i]
+	t0 := unsafe.Pointer(unsafe.SliceData(ts))
+	end := uintptr(len(ts)) * unsafe.Sizeof(term{})
+	for at := uintptr(0); at < end; {
+		t := (*term)(unsafe.Add(t0, at))
 		x := (*Value)(unsafe.Add(v0, t.at)).Text
 		p := unsafe.StringData(x)
 		var ok bool
-		switch {
-		case len(x) == len(t.k) && p == unsafe.StringData(t.k):
-			ok = t.eq
-		case t.eqOnly && (len(x) != len(t.k) || p == t.other):
-			ok = t.ne
-		case len(x) > 0 && len(t.k) > 0 && x[0] != t.k0:
-			ok = t.gt
-			if x[0] < t.k0 {
-				ok = t.lt
+		if t.eqOnly {
+			switch {
+			case p == unsafe.StringData(t.k) && len(x) == len(t.k):
+				ok = t.eq
+			case len(x) != len(t.k) || p == t.other:
+				ok = t.ne
+			default:
+				ok = t.mask>>(sign(x, t.k)+1)&1 != 0
 			}
-		default:
-			ok = t.mask>>(sign(x, t.k)+1)&1 != 0
+		} else {
+			switch {
+			case len(x) > 0 && x[0] != t.k0:
+				ok = t.gt
+				if x[0] < t.k0 {
+					ok = t.lt
+				}
+			default:
+				ok = t.mask>>(sign(x, t.k)+1)&1 != 0
+			}
 		}
 		if !ok {
-			i = int(t.skip)
+			at = t.skipAt
 			continue
 		}
 		if t.last {
 			return !c.neg
 		}
-		i++
+		at += unsafe.Sizeof(term{})
 	}
 	return c.neg
 }

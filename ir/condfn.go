@@ -35,11 +35,11 @@ func join(or bool, x, y *cnode) *cnode {
 // term is a comparison of slot a with constant k, as one of an || of &&
 // groups: it holds when bit sign+1 of mask is set, sign being the sign of
 // the comparison of slot a's text with k (-1, 0, 1). When it fails, the
-// walk goes on at skip, the first term of the next group; when it holds
+// walk goes on at the first term of the next group (skipAt); when it holds
 // and is the last of its group (last), the group, and so the ||, holds.
 //
 // The other fields let Eval decide most comparisons from a length, a
-// pointer and at most one byte of the slot's text (holds):
+// pointer and at most one byte of the slot's text:
 //   - the same bytes as k (a status word the VM passes and an interned
 //     constant share them) are equal: the term holds when eq;
 //   - for == and != (eqOnly), another length, or other — the status word
@@ -53,9 +53,11 @@ type term struct {
 	k     string
 	other *byte
 	// at is slot a's offset in bytes in the slot values (a Value each).
-	at     uintptr
+	at uintptr
+	// skipAt is where the walk goes on when the term fails: the offset
+	// in bytes, in the terms, of the first term of the next group.
+	skipAt uintptr
 	a      int32
-	skip   int32
 	mask   uint8
 	k0     byte
 	eq     bool
@@ -202,7 +204,7 @@ func (c *Cond) flatten(n *cnode) bool {
 			ts = append(ts, t)
 		}
 		for i := len(ts) - len(kids); i < len(ts); i++ {
-			ts[i].skip = int32(len(ts))
+			ts[i].skipAt = uintptr(len(ts)) * unsafe.Sizeof(term{})
 		}
 	}
 	c.terms = ts
