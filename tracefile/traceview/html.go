@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/planc/planc/graph"
@@ -158,15 +159,21 @@ func WriteHTML(w io.Writer, s *tracefile.Session, n int) error {
 		}
 	}
 	bw := bufio.NewWriter(w)
-	if err := htmlTemplate.Execute(bw, page); err != nil {
+	if err := htmlTemplate().Execute(bw, page); err != nil {
 		return err
 	}
 	return bw.Flush()
 }
 
-// htmlTemplate is the page. html/template escapes every value for its
-// context (text, attribute, CSS colour).
-var htmlTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// htmlTemplate is the page, parsed at its first use rather than at every
+// planc process's start (each shim's too). html/template escapes every
+// value for its context (text, attribute, CSS colour).
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
+
+// pageHTML is htmlTemplate's text.
+const pageHTML = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -219,4 +226,4 @@ details.row pre { margin: .2em 0 .6em 16em; padding: .4em .6em; background: #f1f
 {{end}}</section>
 {{end}}</body>
 </html>
-`))
+`
