@@ -125,28 +125,38 @@ func TestToolsCache(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(dir, ".planc", "cache", "mcp-d-*.json"))
 		return len(m)
 	}
-	plancIn(t, dir, "check", "--capsule", "direct.json", "mcp.json")
-	plancIn(t, dir, "check", "--capsule", "direct.json", "mcp.json")
+	// Each check must have listed d's tools (its one tool, echo, is then
+	// suggested for the plan's echo-a): a failed start would list nothing,
+	// and keep nothing, which the entry counts below would misread.
+	checkDirect := func(when string) {
+		t.Helper()
+		if r := plancIn(t, dir, "check", "--capsule", "direct.json", "mcp.json"); !strings.Contains(r.stdout, `(did you mean "echo"?)`) {
+			t.Fatalf("check with server d %s: exit %d\n%s%s", when, r.code, r.stdout, r.stderr)
+		}
+	}
+	checkDirect("first")
+	checkDirect("again")
 	if n := entries(); n != 1 {
 		t.Fatalf("%d cache entries for d, want 1", n)
 	}
 	os.Remove(exe)
 	copyExe(t, bin, exe)
 	os.Chtimes(exe, time.Now(), time.Now().Add(time.Hour))
-	plancIn(t, dir, "check", "--capsule", "direct.json", "mcp.json")
+	checkDirect("after the executable changed")
 	if n := entries(); n != 2 {
 		t.Errorf("%d cache entries for d after the executable changed, want 2", n)
 	}
 }
 
+// copyExe copies an executable with cp, not with a write from this
+// process: a file this process has open for writing is inherited by any
+// child another parallel test forks in that moment (until it execs), and
+// running the copy then fails with ETXTBSY (go.dev/issue/22315) — which
+// made TestToolsCache's server start fail now and then under load.
 func copyExe(t *testing.T, from, to string) {
 	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o755); err != nil {
-		t.Fatal(err)
+	if out, err := exec.Command("cp", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("cp %s %s: %v\n%s", from, to, err, out)
 	}
 }
 
