@@ -9,9 +9,10 @@ import (
 	"github.com/planc/planc/internal/testkit"
 )
 
-// BenchmarkRun200True is issue 4's figure: planc run of 200 independent
-// `true` shell steps with --max-parallel 16, beside the same 200 processes
-// started 16 at a time by xargs. Run it with
+// BenchmarkRun200True is issues 4's and 21's figure: planc run of 200
+// independent `true` shell steps with --max-parallel 16, beside the same
+// 200 processes started 16 at a time by xargs and by a bare Go program
+// (testdata/execpeer). Run it with
 //
 //	go test ./e2e -run '^$' -bench Run200True -benchtime 20x
 func BenchmarkRun200True(b *testing.B) {
@@ -33,6 +34,19 @@ func BenchmarkRun200True(b *testing.B) {
 			cmd.Dir = dir
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%.2000s", err, out)
+			}
+		}
+	})
+	// A bare Go program starting the same processes 16 at a time with
+	// os/exec: what planc's containment, plan and trace cost on top.
+	peer := b.TempDir() + "/execpeer"
+	if out, err := exec.Command("go", "build", "-o", peer, "github.com/planc/planc/e2e/testdata/execpeer").CombinedOutput(); err != nil {
+		b.Fatalf("building execpeer: %v\n%s", err, out)
+	}
+	b.Run("go-exec", func(b *testing.B) {
+		for b.Loop() {
+			if out, err := exec.Command(peer, "-n", "200", "-p", "16", "true").CombinedOutput(); err != nil {
+				b.Fatalf("%v\n%s", err, out)
 			}
 		}
 	})
