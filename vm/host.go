@@ -10,8 +10,10 @@ import (
 // Host dispatches a plan's steps and receives its trace. Run calls
 // CallTool, RunShell and SpawnCapsule from goroutines of its own, at most
 // one CallTool at a time (semantics S17) and any number of the others
-// unless Options.MaxParallel limits them; it calls Refuse and Trace from the
-// goroutine that called Run, in order, never concurrently.
+// unless Options.MaxParallel limits them; it calls Refuse and Trace one at a
+// time, in order, never concurrently, from the goroutine that called Run or
+// from one of its own between two dispatches (never from inside a
+// dispatch method).
 //
 // An error returned by a dispatch method fails that attempt of the step and
 // its text becomes the step's error; a panic in any method is recovered and
@@ -62,8 +64,8 @@ type WholeOutputs interface {
 	// error fails the step whose reference or condition needed it, as an
 	// unsettled reference does (nothing is dispatched, retries do not
 	// apply, on_error does); its text follows "reference $ID.output: ".
-	// Run calls it from the goroutine that called Run, like Refuse: it
-	// must not block for long.
+	// Run calls it as it calls Refuse, never concurrently with Refuse or
+	// Trace: it must not block for long.
 	WholeOutput(index, attempt int, text string) (string, error)
 }
 

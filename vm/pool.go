@@ -24,28 +24,50 @@ type job struct {
 // it sleeps. So while both sides have work neither waits for the other,
 // and a run does not pay a goroutine hand-off a step.
 //
+// The scheduler is a role, held by one goroutine at a time (owner, under
+// mu): the goroutine that called Run holds it while it has work, and gives
+// it up when it waits for completions. A dispatch goroutine that then ends
+// an attempt takes the role and does the scheduler's pass itself (drive)
+// instead of waking it, and a pooled one runs the first attempt that pass
+// dispatched itself: so a chain of host calls that return at once, as
+// tool steps on the one tool lane are, costs no goroutine hand-off a step.
+// It hands the role back to Run's goroutine when the run has nothing left
+// in flight, or when more completions came in while it drove and it has
+// an attempt of its own to run, which then waits for no scheduler work.
+//
 // A job is queued only while there are more free pooled goroutines (not in
-// a host call) than queued jobs, and enough of them are awake to take
-// every queued job, so a job never waits behind a host call; past that, a
-// new pooled goroutine (up to poolSize) or one of its own runs it.
+// a host call nor driving) than queued jobs, and enough of them are awake
+// to take every queued job, so a job never waits behind a host call; past
+// that, a new pooled goroutine (up to poolSize) or one of its own runs it.
 type pool struct {
-	mu      sync.Mutex
-	cond    sync.Cond    // parked pooled goroutines wait here (L is &mu)
-	jobs    []job        // queued, from jobs[head]
-	head    int          //
-	comps   []completion // ended attempts, for the scheduler
-	free    int          // pooled goroutines not in a host call
-	parked  int          // of them, waiting on cond and not yet woken
-	waiting bool         // the scheduler waits on wake
-	closed  bool         // stop: the pooled goroutines return
-	wake    chan struct{}
-	wg      sync.WaitGroup
+	mu        sync.Mutex
+	cond      sync.Cond     // parked pooled goroutines wait here (L is &mu)
+	jobs      []job         // queued, from jobs[head]
+	head      int           //
+	comps     []completion  // ended attempts, for the scheduler
+	free      int           // pooled goroutines not in a host call nor driving
+	parked    int           // of them, waiting on cond and not yet woken
+	owner     uint8         // who holds the scheduler's role
+	cancelReq bool          // Run's goroutine saw the cancel while a dispatch goroutine drove
+	closed    bool          // stop: the pooled goroutines return
+	wake      chan struct{} // hands the role back to Run's goroutine
+	wg        sync.WaitGroup
 
-	// The scheduler's own.
-	size    int          // pooled goroutines started
-	pending []job        // dispatched since the last flush
-	spare   []completion // the buffer take swaps with comps
+	// The scheduler's own (whoever holds the role).
+	size     int          // pooled goroutines started
+	pending  []job        // dispatched since the last flush
+	spare    []completion // the buffer take swaps with comps
+	claim    bool         // the driver is a pooled goroutine: flush keeps it one attempt
+	hasClaim bool         // claimed holds that attempt
+	claimed  job
 }
+
+// Who holds the scheduler's role.
+const (
+	ownerRun    uint8 = iota // Run's goroutine: running, or handed the role (a token on wake)
+	ownerNone                // nobody: Run's goroutine waits; the next ending attempt drives
+	ownerWorker              // a dispatch goroutine drives
+)
 
 func (p *pool) init() {
 	p.cond.L = &p.mu
@@ -57,25 +79,33 @@ func (r *run) spawn(ctx context.Context, c Call) {
 	r.pool.pending = append(r.pool.pending, job{ctx, c})
 }
 
-// flush hands the pending attempts to dispatch goroutines: queued for the
-// free pooled ones, waking as many parked ones as it takes, and the rest
-// each on a new pooled goroutine or, past poolSize, one of its own.
+// flush hands the pending attempts to dispatch goroutines: the first to
+// a driving pooled goroutine itself (claim), the rest queued for the free
+// pooled ones, waking as many parked ones as it takes, and past that each
+// on a new pooled goroutine or, past poolSize, one of its own.
 func (r *run) flush() {
 	p := &r.pool
-	if len(p.pending) == 0 {
+	pending := p.pending
+	if len(pending) == 0 {
 		return
 	}
+	if p.claim && !p.hasClaim {
+		p.claimed, p.hasClaim = pending[0], true
+		pending = pending[1:]
+	}
 	n := 0
-	p.mu.Lock()
-	for ; n < len(p.pending) && len(p.jobs)-p.head < p.free; n++ {
-		p.jobs = append(p.jobs, p.pending[n])
+	if len(pending) > 0 {
+		p.mu.Lock()
+		for ; n < len(pending) && len(p.jobs)-p.head < p.free; n++ {
+			p.jobs = append(p.jobs, pending[n])
+		}
+		for awake := p.free - p.parked; len(p.jobs)-p.head > awake && p.parked > 0; awake++ {
+			p.parked--
+			p.cond.Signal()
+		}
+		p.mu.Unlock()
 	}
-	for awake := p.free - p.parked; len(p.jobs)-p.head > awake && p.parked > 0; awake++ {
-		p.parked--
-		p.cond.Signal()
-	}
-	p.mu.Unlock()
-	for _, j := range p.pending[n:] {
+	for _, j := range pending[n:] {
 		p.wg.Add(1)
 		if p.size < poolSize {
 			p.size++
@@ -88,26 +118,25 @@ func (r *run) flush() {
 	p.pending = p.pending[:0]
 }
 
-// deliver passes an ended attempt to the scheduler, waking it when it
-// waits; p.mu is held.
-func (p *pool) deliver(d completion) {
-	p.comps = append(p.comps, d)
-	if p.waiting {
-		p.waiting = false
-		select {
-		case p.wake <- struct{}{}:
-		default:
-		}
-	}
+// takeLocked returns every completion that has come in, and whether Run's
+// goroutine saw the cancel while a dispatch goroutine drove; p.mu is held.
+// The slice is the scheduler's until the next take.
+func (p *pool) takeLocked() (cs []completion, canceled bool) {
+	cs, p.comps = p.comps, p.spare[:0]
+	p.spare = cs
+	canceled, p.cancelReq = p.cancelReq, false
+	return cs, canceled
 }
 
-// take waits for completions and returns every one that has come in; the
-// slice is the scheduler's until the next take. It returns canceled
-// instead when cancel (nil: never) is closed first.
+// take is Run's goroutine's wait: it returns every completion that has
+// come in, giving up the scheduler's role while there is none until a
+// dispatch goroutine hands it back. It returns canceled instead when
+// cancel (nil: never) is closed first, holding the role; when a dispatch
+// goroutine drives at that moment, that one handles the cancel.
 func (p *pool) take(cancel <-chan struct{}) (cs []completion, canceled bool) {
 	p.mu.Lock()
-	for len(p.comps) == 0 {
-		p.waiting = true
+	if len(p.comps) == 0 && !p.cancelReq {
+		p.owner = ownerNone
 		p.mu.Unlock()
 		if cancel == nil { // a plain receive is cheaper than a select
 			<-p.wake
@@ -116,22 +145,72 @@ func (p *pool) take(cancel <-chan struct{}) (cs []completion, canceled bool) {
 			case <-p.wake:
 			case <-cancel:
 				p.mu.Lock()
-				p.waiting = false
+				switch p.owner {
+				case ownerNone:
+					p.owner = ownerRun
+					p.mu.Unlock()
+					return nil, true
+				case ownerRun: // handed back as the cancel landed
+					p.mu.Unlock()
+					<-p.wake
+					return nil, true
+				}
+				p.cancelReq = true // for the driver, before it gives up the role
 				p.mu.Unlock()
-				return nil, true
+				<-p.wake
 			}
 		}
 		p.mu.Lock()
 	}
-	p.waiting = false
-	cs, p.comps = p.comps, p.spare[:0]
-	p.spare = cs
+	cs, canceled = p.takeLocked()
 	p.mu.Unlock()
-	return cs, false
+	return cs, canceled
+}
+
+// handBack gives the scheduler's role back to Run's goroutine; p.mu is
+// held.
+func (p *pool) handBack() {
+	p.owner = ownerRun
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// drive does the scheduler's passes on a dispatch goroutine that took the
+// role (p.owner is ownerWorker; p.mu is not held) until there is nothing
+// to do, and returns the attempt it claimed, if any (claim: only a pooled
+// goroutine runs one).
+func (r *run) drive(claim bool) (j job, ok bool) {
+	p := &r.pool
+	p.claim = claim
+	for {
+		p.mu.Lock()
+		cs, canceled := p.takeLocked()
+		p.mu.Unlock()
+		r.pass(cs, canceled)
+		p.mu.Lock()
+		more := len(p.comps) > 0 || p.cancelReq
+		if more && !p.hasClaim {
+			p.mu.Unlock()
+			continue
+		}
+		if more || r.inflight == 0 {
+			p.handBack()
+		} else {
+			p.owner = ownerNone
+		}
+		j, ok = p.claimed, p.hasClaim
+		p.claimed, p.hasClaim, p.claim = job{}, false, false
+		p.mu.Unlock()
+		return j, ok
+	}
 }
 
 // worker is a pooled dispatch goroutine: it runs attempts, taking the next
-// queued one when it ends one, until stop.
+// queued one when it ends one, until stop. When it ends an attempt while
+// nobody holds the scheduler's role, it drives the scheduler itself and
+// runs the attempt it claimed.
 func (r *run) worker(j job) {
 	p := &r.pool
 	defer p.wg.Done()
@@ -139,10 +218,21 @@ func (r *run) worker(j job) {
 	for {
 		d, end := r.work(j.ctx, &j.c, start)
 		j = job{}
-		p.mu.Lock()
-		p.deliver(d)
-		p.free++
 		start = end // the next attempt starts now, unless this one waits
+		p.mu.Lock()
+		p.comps = append(p.comps, d)
+		if p.owner == ownerNone {
+			p.owner = ownerWorker
+			p.mu.Unlock()
+			var ok bool
+			j, ok = r.drive(true)
+			start = -1 // driving took its time
+			if ok {
+				continue
+			}
+			p.mu.Lock()
+		}
+		p.free++
 		for p.head == len(p.jobs) {
 			if p.closed {
 				p.mu.Unlock()
@@ -169,8 +259,14 @@ func (r *run) once(j job) {
 	defer p.wg.Done()
 	d, _ := r.work(j.ctx, &j.c, -1)
 	p.mu.Lock()
-	p.deliver(d)
+	p.comps = append(p.comps, d)
+	if p.owner != ownerNone {
+		p.mu.Unlock()
+		return
+	}
+	p.owner = ownerWorker
 	p.mu.Unlock()
+	r.drive(false)
 }
 
 // stop ends the pooled goroutines; every attempt has completed (nothing is

@@ -97,8 +97,9 @@ type completion struct {
 	ended  bool // a capsule whose context was cancelled before it returned
 }
 
-// run is the state of one Run. Only the goroutine that called Run touches
-// it, except for the fields the dispatch goroutines read (host, now, done).
+// run is the state of one Run. Only the goroutine that holds the
+// scheduler's role (pool) touches it, except for the fields the dispatch
+// goroutines read (host, now, done).
 type run struct {
 	ctx     context.Context
 	toolCtx context.Context // ctx without its cancel: shell steps run on (S22)
@@ -170,32 +171,38 @@ func (r *run) loop() {
 			}
 		}
 	}
+	r.pass(nil, false)
 	cancelCh := r.doneCh
-	for {
-		r.advance()
-		r.flush()
-		if r.inflight == 0 {
-			break
-		}
+	for r.inflight > 0 {
 		if r.cancelSeen {
 			cancelCh = nil
 		}
 		cs, canceled := r.pool.take(cancelCh)
 		if canceled {
 			cancelCh = nil
-			r.cancel()
-			continue
 		}
-		// One at a time, as they came in, each followed by the dispatches
-		// it allows, as if each had been waited for alone.
-		for k := range cs {
-			if k > 0 {
-				r.advance()
-			}
-			r.complete(cs[k])
-			cs[k] = completion{}
-		}
+		r.pass(cs, canceled)
 	}
+}
+
+// pass is one turn of the scheduler, by whichever goroutine holds its
+// role (pool): the cancel when it landed, then the completions cs one at
+// a time, as they came in, each followed by the dispatches it allows, as
+// if each had been waited for alone; then it hands the attempts it
+// dispatched to dispatch goroutines.
+func (r *run) pass(cs []completion, canceled bool) {
+	if canceled {
+		r.cancel()
+	}
+	for k := range cs {
+		if k > 0 {
+			r.advance()
+		}
+		r.complete(cs[k])
+		cs[k] = completion{}
+	}
+	r.advance()
+	r.flush()
 }
 
 // setOut records step i's output text.
