@@ -178,20 +178,18 @@ func (p *pool) handBack() {
 }
 
 // drive does the scheduler's passes on a dispatch goroutine that took the
-// role (p.owner is ownerWorker; p.mu is not held) until there is nothing
-// to do, and returns the attempt it claimed, if any (claim: only a pooled
-// goroutine runs one).
-func (r *run) drive(claim bool) (j job, ok bool) {
+// role (p.owner is ownerWorker; p.mu is not held) with the completions cs
+// it took, until there is nothing to do, and returns the attempt it
+// claimed, if any (claim: only a pooled goroutine runs one).
+func (r *run) drive(claim bool, cs []completion, canceled bool) (j job, ok bool) {
 	p := &r.pool
 	p.claim = claim
 	for {
-		p.mu.Lock()
-		cs, canceled := p.takeLocked()
-		p.mu.Unlock()
 		r.pass(cs, canceled)
 		p.mu.Lock()
 		more := len(p.comps) > 0 || p.cancelReq
 		if more && !p.hasClaim {
+			cs, canceled = p.takeLocked()
 			p.mu.Unlock()
 			continue
 		}
@@ -223,9 +221,10 @@ func (r *run) worker(j job) {
 		p.comps = append(p.comps, d)
 		if p.owner == ownerNone {
 			p.owner = ownerWorker
+			cs, canceled := p.takeLocked()
 			p.mu.Unlock()
 			var ok bool
-			j, ok = r.drive(true)
+			j, ok = r.drive(true, cs, canceled)
 			start = -1 // driving took its time
 			if ok {
 				continue
@@ -265,8 +264,9 @@ func (r *run) once(j job) {
 		return
 	}
 	p.owner = ownerWorker
+	cs, canceled := p.takeLocked()
 	p.mu.Unlock()
-	r.drive(false)
+	r.drive(false, cs, canceled)
 }
 
 // stop ends the pooled goroutines; every attempt has completed (nothing is
