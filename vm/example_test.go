@@ -52,7 +52,7 @@ func (greeter) SpawnCapsule(context.Context, vm.Call) (string, error) {
 }
 
 // Trace prints each event as a trace.jsonl line would hold it, without
-// ts and session. The VM calls it in order, on the goroutine of vm.Run.
+// ts and session. The VM calls it in order, one call at a time.
 func (greeter) Trace(e vm.Event) {
 	fmt.Printf("  {%s}\n", e.AppendFields(nil))
 }
