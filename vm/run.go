@@ -113,8 +113,8 @@ type run struct {
 	pool    pool
 
 	res    []result
-	outs   []string     // indexed by step, nil until a step settles with an output
-	errs   []string     // indexed by step, nil until a step settles with an error
+	outs   texts        // indexed by step, nil until a step settles with an output
+	errs   texts        // indexed by step, nil until a step settles with an error
 	first  []int32      // Prior.Attempt by step, nil on a first run
 	steps  []StepReport // the report's steps, in settle order
 	counts [4]int       // settled steps by Status
@@ -205,35 +205,37 @@ func (r *run) pass(cs []completion, canceled bool) {
 	r.flush()
 }
 
-// setOut records step i's output text.
-func (r *run) setOut(i int32, out string) {
-	if out == "" && r.outs == nil {
-		return
+// texts holds one text a step, made at the first one that is not empty:
+// a run whose steps have no output (or, as most, no error) keeps none.
+type texts []string
+
+// set records step i's text s; n is the number of steps.
+func (t *texts) set(n int, i int32, s string) {
+	if *t == nil {
+		if s == "" {
+			return
+		}
+		*t = make([]string, n)
 	}
-	if r.outs == nil {
-		r.outs = make([]string, len(r.res))
-	}
-	r.outs[i] = out
+	(*t)[i] = s
 }
 
-// out is step i's output text, "" until it settles with one.
-func (r *run) out(i int32) string {
-	if r.outs == nil {
+// at is step i's text, "" until one is set.
+func (t texts) at(i int32) string {
+	if t == nil {
 		return ""
 	}
-	return r.outs[i]
+	return t[i]
 }
 
+// setOut records step i's output text.
+func (r *run) setOut(i int32, out string) { r.outs.set(len(r.res), i, out) }
+
+// out is step i's output text, "" until it settles with one.
+func (r *run) out(i int32) string { return r.outs.at(i) }
+
 // setErr records step i's error text.
-func (r *run) setErr(i int32, err string) {
-	if err == "" && r.errs == nil {
-		return
-	}
-	if r.errs == nil {
-		r.errs = make([]string, len(r.res))
-	}
-	r.errs[i] = err
-}
+func (r *run) setErr(i int32, err string) { r.errs.set(len(r.res), i, err) }
 
 // firstAttempt is the attempt before this run's first dispatch of step i:
 // Prior.Attempt on a redrive, else 0.

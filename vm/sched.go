@@ -323,10 +323,10 @@ func (r *run) settle(i int32, st Status, attempt int, out, err string, dur time.
 func (r *run) report(i int32, id string) {
 	res := &r.res[i]
 	sr := StepReport{StepID: id, Status: res.status}
-	if r.outs != nil && r.outs[i] != "" {
+	if r.outs.at(i) != "" {
 		sr.Output = &r.outs[i]
 	}
-	if r.errs != nil && r.errs[i] != "" {
+	if r.errs.at(i) != "" {
 		sr.Error = &r.errs[i]
 	}
 	r.steps = append(r.steps, sr)
