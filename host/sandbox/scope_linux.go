@@ -227,10 +227,11 @@ func (s *Scope) Close() (err error) {
 // of its own when the request is too big for the spawner's socket, and
 // directly otherwise.
 func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
-	protect := s.sys.protectMemo.Load().get(sp.Protect, os.Getenv(EnvProtected))
+	env := os.Getenv(EnvProtected) // what inherited() reads
+	protect := s.sys.protectMemo.Load().get(sp.Protect, env)
 	if protect == nil {
 		protect = cleanProtect(append(inherited(), sp.Protect...))
-		s.sys.protectMemo.Store(newMemo(sp.Protect, os.Getenv(EnvProtected), protect))
+		s.sys.protectMemo.Store(newMemo(sp.Protect, env, protect))
 	}
 	// The shim's own checks, before anything starts.
 	if err := (shim.Config{RO: protect, Cgroup: s.sys.dir, File: path}).Check(); err != nil {
