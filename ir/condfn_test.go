@@ -21,39 +21,48 @@ func TestCondFormsAgree(t *testing.T) {
 	consts := []string{"", "a", "ab", "failed", "success", "skipped", "m"}
 	forms := map[string]int{}
 	for range 3000 {
-		cond := randCond(rng, consts, 3, rng.IntN(2) == 0)
-		c, err := compileCond(cond, func(r *ast.Ref) (int32, error) { return int32(r.StepID[0] - 'a'), nil })
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch {
-		case c.terms != nil:
-			forms["terms"]++
-		case c.fn != nil:
-			forms["closure"]++
-		}
-		byHand := &Cond{Source: c.Source, Code: c.Code, Consts: c.Consts}
-		vals := make([]Value, 4)
-		for range 40 {
-			for k := range vals {
-				w := words[rng.IntN(len(words))]
-				if rng.IntN(2) == 0 {
-					w = strings.Clone(w) // the same text in other bytes
-				}
-				vals[k] = Value{Text: w, Null: w == ""}
-			}
-			want := evalTree(cond, vals)
-			if got := c.Eval(vals); got != want {
-				t.Fatalf("%s over %v: %v, want %v (terms %v, neg %v)", c.Source, vals, got, want, c.terms, c.neg)
-			}
-			if got := byHand.Eval(vals); got != want {
-				t.Fatalf("%s over %v, Code only: %v, want %v", c.Source, vals, got, want)
-			}
-		}
+		forms[checkForms(t, rng, randCond(rng, consts, 3, rng.IntN(2) == 0), words, 40)]++
 	}
 	if forms["terms"] == 0 || forms["closure"] == 0 {
 		t.Fatalf("the trees did not reach every form: %v", forms)
 	}
+}
+
+// checkForms compiles cond and holds its flat or closure form, and Code
+// as it is, to the tree's own evaluation over rounds of slot values drawn
+// from words, each as the VM passes it or as a copy (the same text in
+// other bytes). It returns the form cond compiled to.
+func checkForms(t *testing.T, rng *rand.Rand, cond ast.Cond, words []string, rounds int) string {
+	t.Helper()
+	c, err := compileCond(cond, func(r *ast.Ref) (int32, error) { return int32(r.StepID[0] - 'a'), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHand := &Cond{Source: c.Source, Code: c.Code, Consts: c.Consts}
+	vals := make([]Value, 4)
+	for range rounds {
+		for k := range vals {
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(2) == 0 {
+				w = strings.Clone(w) // the same text in other bytes
+			}
+			vals[k] = Value{Text: w, Null: w == ""}
+		}
+		want := evalTree(cond, vals)
+		if got := c.Eval(vals); got != want {
+			t.Fatalf("%s over %v: %v, want %v (terms %v, neg %v)", c.Source, vals, got, want, c.terms, c.neg)
+		}
+		if got := byHand.Eval(vals); got != want {
+			t.Fatalf("%s over %v, Code only: %v, want %v", c.Source, vals, got, want)
+		}
+	}
+	switch {
+	case c.terms != nil:
+		return "terms"
+	case c.fn != nil:
+		return "closure"
+	}
+	return ""
 }
 
 // randCond returns a random condition tree over the output of steps a to
@@ -141,29 +150,7 @@ func FuzzCond(f *testing.F) {
 			}
 		}
 		for range 20 {
-			cond := randCond(rng, words, 3, rng.IntN(2) == 0)
-			c, err := compileCond(cond, func(r *ast.Ref) (int32, error) { return int32(r.StepID[0] - 'a'), nil })
-			if err != nil {
-				t.Fatal(err)
-			}
-			byHand := &Cond{Source: c.Source, Code: c.Code, Consts: c.Consts}
-			vals := make([]Value, 4)
-			for range 10 {
-				for k := range vals {
-					w := words[rng.IntN(len(words))]
-					if rng.IntN(2) == 0 {
-						w = strings.Clone(w)
-					}
-					vals[k] = Value{Text: w, Null: w == ""}
-				}
-				want := evalTree(cond, vals)
-				if got := c.Eval(vals); got != want {
-					t.Fatalf("%s over %v: %v, want %v", c.Source, vals, got, want)
-				}
-				if got := byHand.Eval(vals); got != want {
-					t.Fatalf("%s over %v, Code only: %v, want %v", c.Source, vals, got, want)
-				}
-			}
+			checkForms(t, rng, randCond(rng, words, 3, rng.IntN(2) == 0), words, 10)
 		}
 	})
 }
