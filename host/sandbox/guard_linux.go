@@ -19,8 +19,8 @@ package sandbox
 //  1. marks the scope with the time (xattr user.planc.ended), unless an
 //     earlier guardian or a sweep marked it already;
 //  2. kills at once every leaf of the scope but the sub-capsules' own
-//     (capsule-N: steps, spawners, MCP servers) and every process in
-//     the scope's own directory;
+//     (capsule-N: steps, MCP servers) and every process in the scope's
+//     own directory (the spawners);
 //  3. waits while a sub-capsule's planc (`planc __capsule`) still runs
 //     in a capsule leaf: it saw its own lifeline end when planc died,
 //     writes spawner_ended and winds down within its grace (5 s); the
@@ -170,7 +170,7 @@ func endScope(dir string) error {
 			cgroups.Kill(filepath.Join(dir, e.Name()))
 		}
 	}
-	cgroups.Signal(dir, unix.SIGKILL) // a process cloned into the scope itself
+	cgroups.Signal(dir, unix.SIGKILL) // the spawners, which live in the scope itself
 	for windingDown(dir) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}

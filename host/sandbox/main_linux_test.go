@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -86,6 +87,27 @@ func sh(s *Scope, dir, script string, protect ...string) Result {
 }
 
 // leaves returns the leaf cgroups left in s, but for the empty ones its
+
+// scopeProcs returns the processes of the scope's own directory (the
+// spawners), sorted.
+func scopeProcs(t *testing.T, s *Scope) []int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Dir(), "cgroup.procs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("the scope's cgroup.procs %q: %v", b, err)
+		}
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	return pids
+}
+
 // pool keeps for reuse (one of those that holds a process fails t).
 func leaves(t *testing.T, s *Scope) []string {
 	t.Helper()

@@ -1,9 +1,7 @@
 package sandbox
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,14 +19,11 @@ func resetProtection(t *testing.T) {
 	t.Cleanup(reset)
 }
 
-// spawnersIn counts the spawners' leaves in s.
+// spawnersIn counts the spawners in s: the processes of the scope's own
+// directory, where only spawners live.
 func spawnersIn(t *testing.T, s *Scope) int {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(s.Dir(), "spawner-*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(m)
+	return len(scopeProcs(t, s))
 }
 
 // TestPrepare: Prepare starts the scope's first spawner at plan start, and
@@ -96,12 +91,13 @@ func TestProtectionFromPrepare(t *testing.T) {
 	}
 }
 
-// TestSpawnerMovedBeforeUse: planc moves the spawner into its leaf while
-// it starts (the migration overlaps its set-up) and hands it no step
-// before it is there: once Prepare returns, the spawner is the only
-// process of its leaf and none is left in the scope's own directory,
-// while its steps' cgroup namespace is still rooted at the scope.
-func TestSpawnerMovedBeforeUse(t *testing.T) {
+// TestSpawnerInScope: the spawner is cloned into the scope's own
+// directory and stays there (a move into a leaf would be a migration,
+// waiting for an RCU grace period): once Prepare returns, the spawner is
+// the only process of the scope's own directory, no leaf was made for it,
+// and its steps' cgroup namespace is rooted at the scope, each step in a
+// leaf of its own.
+func TestSpawnerInScope(t *testing.T) {
 	s := protectedScope(t)
 	protect := []string{t.TempDir()}
 	s.Prepare(protect)
@@ -111,19 +107,11 @@ func TestSpawnerMovedBeforeUse(t *testing.T) {
 	if len(pool) != 1 {
 		t.Fatalf("%d spawners after Prepare; want 1", len(pool))
 	}
-	spw := pool[0]
-	procs := func(dir string) string {
-		b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(string(b))
+	if got, want := scopeProcs(t, s), []int{pool[0].cmd.Process.Pid}; !slices.Equal(got, want) {
+		t.Errorf("the scope's own directory holds %v; want the spawner, %v", got, want)
 	}
-	if got, want := procs(spw.leaf.dir), strconv.Itoa(spw.cmd.Process.Pid); got != want {
-		t.Errorf("the spawner's leaf holds %q; want the spawner, %s", got, want)
-	}
-	if got := procs(s.Dir()); got != "" {
-		t.Errorf("the scope's own directory holds %q; want nothing", got)
+	if got := leaves(t, s); len(got) != 0 {
+		t.Errorf("leaves %q after Prepare; want none", got)
 	}
 	if r := sh(s, "", "grep ^0:: /proc/self/cgroup", protect...); r.Err != nil || !strings.HasPrefix(string(r.Output), "0::/step-") {
 		t.Errorf("step's cgroup: %q, %v; want a leaf of the scope, seen from the scope", r.Output, r.Err)

@@ -11,9 +11,15 @@ package sandbox
 // same way, process 1 of a PID namespace of its own: steps of different
 // spawners do not see each other's processes.
 //
-// It starts in the scope (its steps' cgroup namespace is rooted there)
-// and is moved into a leaf cgroup of its own by planc while it sets
-// itself up (startSpawnerMode), and talks over a SOCK_SEQPACKET
+// It is cloned into the scope's own directory, where its cgroup namespace
+// (and so its steps') is rooted, and stays there: moving a process into
+// another cgroup is a migration, which waits for an RCU grace period
+// (up to ~15 ms on a VM), and a clone into a leaf with a new cgroup
+// namespace would root the namespace at that leaf, outside which the
+// spawner could not clone its steps. The scope enables no controller for
+// its children, so it may hold processes beside its leaves; the guardian
+// kills the processes of the scope's own directory with the leaves'
+// (guard_linux.go). It talks over a SOCK_SEQPACKET
 // socket pair (its fd 3), in the compact format of shim/spawnproto_linux.go: a
 // request is one message with two descriptors (the step's output pipe and
 // its leaf cgroup, into which the spawner clones the step with
@@ -43,9 +49,8 @@ var errTooBig = errors.New("request too big for the spawner")
 
 // spawner is the runner's side of one spawner process.
 type spawner struct {
-	fd   int // our end of the socket
-	cmd  *exec.Cmd
-	leaf *leaf
+	fd  int // our end of the socket
+	cmd *exec.Cmd
 
 	mu      sync.Mutex
 	next    uint64
@@ -149,24 +154,16 @@ func (s *Scope) startSpawner(protect []string) (*spawner, error) {
 
 // startSpawnerMode is startSpawner with m's lock and namespaces.
 func (s *Scope) startSpawnerMode(protect []string, m protectMode) (*spawner, error) {
-	l, err := s.newLeaf("spawner")
-	if err != nil {
-		return nil, err
-	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		l.finish()
 		return nil, err
 	}
 	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUFFORCE, shim.MaxMessage)
 	theirs := os.NewFile(uintptr(fds[1]), "spawner")
-	// It starts in the scope, where its cgroup namespace is rooted, and
-	// moves into its leaf.
 	scopeFD, err := unix.Open(s.sys.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		theirs.Close()
 		unix.Close(fds[0])
-		l.finish()
 		return nil, fmt.Errorf("opening %s: %w", s.sys.dir, err)
 	}
 	args, err := shim.Config{Mode: shim.ModeSpawn, Lock: m.lock, RO: protect, Cgroup: s.sys.dir, Report: true}.Args(s.Shim)
@@ -174,35 +171,22 @@ func (s *Scope) startSpawnerMode(protect []string, m protectMode) (*spawner, err
 		theirs.Close()
 		unix.Close(fds[0])
 		unix.Close(scopeFD)
-		l.finish()
 		return nil, err
 	}
 	cmd := &exec.Cmd{Path: args[0], Args: args, ExtraFiles: []*os.File{theirs}, SysProcAttr: m.attr(scopeFD)}
 	err = cmd.Start()
 	theirs.Close()
 	unix.Close(scopeFD)
-	l.closeFD()
-	spw := &spawner{fd: fds[0], cmd: cmd, leaf: l, waits: map[uint64]chan shim.Reply{}, done: make(chan struct{})}
+	spw := &spawner{fd: fds[0], cmd: cmd, waits: map[uint64]chan shim.Reply{}, done: make(chan struct{})}
 	if err != nil {
 		unix.Close(fds[0])
-		l.finish()
 		return nil, fmt.Errorf("starting the spawner: %w", err)
 	}
-	// It starts in the scope, where its cgroup namespace is rooted, and
-	// goes into its leaf while it sets itself up: the move is a cgroup
-	// migration, which may wait for an RCU grace period (milliseconds),
-	// and made here it overlaps the spawner's start instead of adding to
-	// it. The spawner gets no step before it is in its leaf.
-	moved := make(chan error, 1)
-	go func() { moved <- cgroups.Move(l.dir, cmd.Process.Pid) }()
 	var ready shim.Reply
 	buf := make([]byte, 64<<10)
 	err = spw.read(buf, func(rep shim.Reply) { ready = rep })
 	if err == nil && ready.Kind == shim.ReplyFailed {
 		err = errors.New(ready.Err)
-	}
-	if merr := <-moved; err == nil && merr != nil {
-		err = fmt.Errorf("moving the spawner into its leaf: %w", merr)
 	}
 	if err != nil {
 		close(spw.done)
@@ -381,13 +365,12 @@ func (spw *spawner) removeLeaf(dir string) error {
 }
 
 // close ends the spawner: its socket is shut, which makes it kill the
-// steps it still runs and exit; it is reaped and its leaf removed.
+// steps it still runs and exit; it is reaped.
 func (spw *spawner) close() {
 	spw.once.Do(func() {
 		unix.Shutdown(spw.fd, unix.SHUT_RDWR)
 		<-spw.done
 		unix.Close(spw.fd)
 		spw.cmd.Wait()
-		spw.leaf.finish()
 	})
 }

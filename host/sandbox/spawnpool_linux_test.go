@@ -22,10 +22,7 @@ func TestSpawnerPool(t *testing.T) {
 	s := protectedScope(t)
 	protect := []string{t.TempDir()}
 	dir := t.TempDir()
-	spawners := func() int {
-		m, _ := filepath.Glob(filepath.Join(s.Dir(), "spawner-*"))
-		return len(m)
-	}
+	spawners := func() int { return spawnersIn(t, s) }
 	script := `grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; readlink /proc/self/ns/pid; : < `
 	var dones []<-chan Result
 	for i := range n + 1 {
