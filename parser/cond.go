@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
@@ -53,9 +54,13 @@ type (
 	}
 )
 
-// condParser is built once: a participle parser is immutable after Build
-// and safe for concurrent use.
-var condParser = participle.MustBuild[condOr](participle.Lexer(lexer.Cond))
+// condParser is built once, at its first use: a participle parser is
+// immutable after Build and safe for concurrent use. Only a condition
+// fastCond does not take needs it, so building it at package init (about
+// half a millisecond) would add to every planc start.
+var condParser = sync.OnceValue(func() *participle.Parser[condOr] {
+	return participle.MustBuild[condOr](participle.Lexer(lexer.Cond))
+})
 
 // ParseCond parses the text of an `if` (semantics S10) into a condition
 // tree. src maps byte offsets in text to positions in the plan file. On a
@@ -90,7 +95,7 @@ func parseCond(text string, src CondSource, n *nodes) (ast.Cond, *ast.CondError)
 // parseCondGrammar parses text with the participle grammar.
 func parseCondGrammar(text string, src CondSource) (ast.Cond, *ast.CondError) {
 	b := condBuilder{text: text, src: src}
-	tree, err := condParser.ParseString("", text)
+	tree, err := condParser().ParseString("", text)
 	if err != nil {
 		return nil, b.syntaxError(err)
 	}
