@@ -10,6 +10,7 @@
 #   BENCH_COUNT         samples of each benchmark (default 10; 1 or 2 for a
 #                       quick look), taken in that many rounds of -count 1
 #   BENCH_TIME          -benchtime (default: go test's, 1s)
+#   BENCH_E2E_TIME      -benchtime of the process benchmarks (default 20x)
 #   BENCH_MAX_LOAD      wait for the 1-minute load average to drop to this
 #                       before starting (default 2; 0 = do not wait)
 #   BENCH_WAIT          how long to wait for it, in seconds (default 300)
@@ -27,6 +28,7 @@ cd "$(dirname "$0")"
 here=$(pwd)
 count=${BENCH_COUNT:-10}
 benchtime=${BENCH_TIME:-}
+e2etime=${BENCH_E2E_TIME:-20x}
 max_load=${BENCH_MAX_LOAD:-2}
 wait_max=${BENCH_WAIT:-300}
 profile=${BENCH_PROFILE:-1}
@@ -70,6 +72,10 @@ if [ "$render_only" != 1 ]; then
 	go test -mod=mod -c -o "$out/bench.test" .
 	# The vm package's own scheduling benchmark, from the main module.
 	(cd "$here/.." && go test -c -o "$out/vm.test" ./vm)
+	# The main module's process benchmarks: planc run of 200 (and of one)
+	# `true` steps beside xargs and a bare Go program. They need root or a
+	# delegated cgroup and skip without; the document then leaves them out.
+	(cd "$here/.." && go test -c -o "$out/e2e.test" ./e2e)
 	# Sanity: the three engines agree and the generated plans are clean.
 	(cd "$here" && "$out/bench.test" -test.run '^(TestCondAgree|TestGenPlan)$' -test.count 1 >/dev/null) ||
 		{ log "the bench module's tests fail"; exit 1; }
@@ -98,6 +104,7 @@ if [ "$render_only" != 1 ]; then
 	args=(-test.run '^$' -test.bench '^(BenchmarkCond|BenchmarkParse|BenchmarkSchedule|BenchmarkHandoff)$'
 		-test.count 1 -test.benchmem -test.timeout 0)
 	vmargs=(-test.run '^$' -test.bench '^BenchmarkRun$' -test.count 1 -test.benchmem -test.timeout 0)
+	e2eargs=(-test.run '^$' -test.bench '^BenchmarkRun(1|200)True$' -test.count 1 -test.benchtime "$e2etime" -test.timeout 0)
 	[ -n "$benchtime" ] && args+=(-test.benchtime "$benchtime") && vmargs+=(-test.benchtime "$benchtime")
 	log "running the benchmarks, $count rounds (load average $load_before)"
 	: >"$out/bench.txt"
@@ -105,6 +112,7 @@ if [ "$render_only" != 1 ]; then
 		log "round $round of $count (load average $(load1))"
 		(cd "$here" && "$out/bench.test" "${args[@]}") | tee -a "$out/bench.txt" >&2
 		(cd "$here/../vm" && "$out/vm.test" "${vmargs[@]}") | tee -a "$out/bench.txt" >&2
+		(cd "$here/../e2e" && "$out/e2e.test" "${e2eargs[@]}") | tee -a "$out/bench.txt" >&2
 	done
 	kill "$sampler" 2>/dev/null || true
 	wait "$sampler" 2>/dev/null || true

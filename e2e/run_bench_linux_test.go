@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/planc/planc/internal/testkit"
@@ -15,14 +16,27 @@ import (
 // (testdata/execpeer). Run it with
 //
 //	go test ./e2e -run '^$' -bench Run200True -benchtime 20x
-func BenchmarkRun200True(b *testing.B) {
+//
+// bench/run.sh runs it in each of its rounds and puts it in
+// docs/performance.md.
+func BenchmarkRun200True(b *testing.B) { benchTrue(b, 200) }
+
+// BenchmarkRun1True is a plan of one `true` step beside the same one
+// process started by xargs and by the bare Go program: what a run costs
+// before and after its steps (planc's start, the session, the scope, its
+// guardian and spawner, the report), the latency of the smallest plan.
+func BenchmarkRun1True(b *testing.B) { benchTrue(b, 1) }
+
+// benchTrue runs n `true` steps, 16 at a time, through planc and the two
+// peers.
+func benchTrue(b *testing.B, n int) {
 	bin := plancBin(b)
 	dir := b.TempDir()
-	steps := make([]map[string]string, 200)
+	steps := make([]map[string]string, n)
 	for i := range steps {
 		steps[i] = map[string]string{"id": fmt.Sprintf("t%d", i), "shell": "true"}
 	}
-	plan, _ := json.Marshal(map[string]any{"id": "t200", "steps": steps})
+	plan, _ := json.Marshal(map[string]any{"id": "t" + strconv.Itoa(n), "steps": steps})
 	testkit.WriteFiles(b, dir, "plan.json", string(plan), "capsule.json",
 		`{"name": "local/perf", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["true"]}}}`)
 	b.Run("planc", func(b *testing.B) {
@@ -45,14 +59,15 @@ func BenchmarkRun200True(b *testing.B) {
 	}
 	b.Run("go-exec", func(b *testing.B) {
 		for b.Loop() {
-			if out, err := exec.Command(peer, "-n", "200", "-p", "16", "true").CombinedOutput(); err != nil {
+			if out, err := exec.Command(peer, "-n", strconv.Itoa(n), "-p", "16", "true").CombinedOutput(); err != nil {
 				b.Fatalf("%v\n%s", err, out)
 			}
 		}
 	})
+	xargs := "seq " + strconv.Itoa(n) + " | xargs -P 16 -n 1 true"
 	b.Run("xargs", func(b *testing.B) {
 		for b.Loop() {
-			if err := exec.Command("sh", "-c", "seq 200 | xargs -P 16 -n 1 true").Run(); err != nil {
+			if err := exec.Command("sh", "-c", xargs).Run(); err != nil {
 				b.Fatal(err)
 			}
 		}
