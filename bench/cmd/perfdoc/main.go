@@ -490,7 +490,7 @@ func (r *report) procRows(s stats, rs rounds) {
 			x := row{
 				figure:  "planc run, " + steps,
 				planc:   withCI(fmtSec(p.center), p),
-				peer:    "`seq " + n + " | xargs -P 16 -n 1 true`",
+				peer:    "`seq " + n + " \\| xargs -P 16 -n 1 true`", // a table cell's | is escaped, in code too
 				peerFig: withCI(fmtSec(q.center), q),
 				ratio:   txt,
 				target:  "—",

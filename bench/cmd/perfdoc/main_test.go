@@ -75,7 +75,7 @@ BenchmarkRun200True/xargs-2   	 20	 100000000 ns/op
 	}
 	p200 := r.rows[0]
 	// Rounds: 150/125 = 1.2 and 140/100 = 1.4, median 1.3.
-	if p200.figure != "planc run, 200 `true` steps, 16 at a time" || p200.ratio != "1.30× (rounds 1.20× to 1.40×)" ||
+	if p200.figure != "planc run, 200 `true` steps, 16 at a time" || p200.peer != "`seq 200 \\| xargs -P 16 -n 1 true`" || p200.ratio != "1.30× (rounds 1.20× to 1.40×)" ||
 		p200.target != "≤ 0.9× xargs" || !p200.miss || p200.profile != "" {
 		t.Errorf("200-step planc row: %+v", p200)
 	}
