@@ -293,13 +293,22 @@ func Main(args []string, guard func(cgroup string) int) int {
 	// As process 1 of its PID namespace the shim gets only the signals it
 	// handles: it takes them all and lets them pass (planc signals the
 	// steps themselves), so that no SIGTERM meant for the step, nor any
-	// signal a step sends, ends it and with it every step.
-	signal.Notify(make(chan os.Signal, 1))
+	// signal a step sends, ends it and with it every step. Taking a signal
+	// is a round trip with the Go runtime's signal thread, one per signal,
+	// which on a busy machine adds milliseconds: it overlaps the set-up
+	// (no step runs yet to send one) and is done before a step starts.
+	caught := make(chan struct{})
+	go func() {
+		signal.Notify(make(chan os.Signal, 1))
+		close(caught)
+	}()
 	runtime.LockOSThread() // the thread that is restricted is the one that starts the steps
 	if c.Mode == ModeSpawn {
-		return serveSpawner(c)
+		return serveSpawner(c, caught)
 	}
-	if err := shimSetUp(c); err != nil {
+	err = shimSetUp(c)
+	<-caught
+	if err != nil {
 		return say("protecting the step's read-only paths: " + err.Error())
 	}
 	if c.Mode == ModeProbe {

@@ -25,9 +25,11 @@ import (
 // process, starts what was asked, reaps what ended (the orphans of the
 // steps too) and sends the replies that are ready together in one
 // message.
-func serveSpawner(c Config) int {
+func serveSpawner(c Config, caught <-chan struct{}) int {
 	const sock = FDReport
-	if err := shimSetUp(c); err != nil {
+	err := shimSetUp(c)
+	<-caught // every signal is taken (Main) before a step can send one
+	if err != nil {
 		msg := "protecting the step's read-only paths: " + err.Error()
 		unix.Write(sock, AppendReply(nil, Reply{Kind: ReplyFailed, Err: msg}))
 		return 127
