@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -225,4 +226,30 @@ func pipeFDs() (int, int, error) {
 	var p [2]int
 	err := unix.Pipe2(p[:], unix.O_CLOEXEC)
 	return p[0], p[1], err
+}
+
+// TestSpawnerTakesSignals: a step that sends its spawner, process 1 of
+// its PID namespace, every signal there is, from SIGHUP to the last
+// real-time one, SIGKILL and SIGSTOP included, ends neither the spawner
+// nor the plan's next step: the spawner takes every signal it can
+// (shim.Main), the kernel drops the two it cannot from inside its
+// namespace, and the next step runs through the same spawner.
+func TestSpawnerTakesSignals(t *testing.T) {
+	s := protectedScope(t)
+	protect := []string{t.TempDir()}
+	s.Prepare(protect)
+	before := scopeProcs(t, s)
+	if len(before) != 1 {
+		t.Fatalf("spawners %v after Prepare; want one", before)
+	}
+	r := sh(s, "", `n=1; while [ $n -le 64 ]; do kill -$n 1 || echo "kill -$n failed"; n=$((n+1)); done; echo sent`, protect...)
+	if r.Err != nil || string(r.Output) != "sent\n" {
+		t.Fatalf("signalling the spawner: %q, %v", r.Output, r.Err)
+	}
+	if r := sh(s, "", "echo again", protect...); r.Err != nil || string(r.Output) != "again\n" {
+		t.Fatalf("the step after: %q, %v", r.Output, r.Err)
+	}
+	if after := scopeProcs(t, s); !slices.Equal(after, before) {
+		t.Errorf("spawners %v after the signals; want the same one, %v", after, before)
+	}
 }
