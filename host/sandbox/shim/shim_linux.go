@@ -51,14 +51,12 @@ package shim
 //     signal or take a pidfd of; in it /proc/sys and the other kernel
 //     knobs are read-only and runc's masked paths masked (view_linux.go):
 //     a root step keeps uid 0, which is all a write to core_pattern needs;
-//  5. the spawner is moved into a leaf of its own by planc, while it
-//     does steps 1 to 4 (sandbox's startSpawner, which waits for both
-//     before it hands the spawner a step): it starts in the scope, so that
-//     its steps' cgroup namespace is rooted at the scope and they see its
-//     tree, and the namespace's root stays where the clone made it. The
-//     move is a cgroup migration, which can wait for an RCU grace period
-//     (milliseconds); made from outside, it overlaps the spawner's start
-//     instead of following it;
+//  5. stays in the cgroup it was cloned into: the spawner in the scope's
+//     own directory, so that its steps' cgroup namespace is rooted at the
+//     scope and they see its tree (a move would be a cgroup migration,
+//     which waits for an RCU grace period; sandbox's spawner_linux.go),
+//     a per-step shim in its step's leaf. Meanwhile another goroutine
+//     takes every signal (Main), done before any step starts;
 //  6. locks down (lockdown_linux.go): not dumpable, no_new_privs, every
 //     capability dropped from every set but, for root, the file-access
 //     ones (RootKeeps); under the landlock lock (LockLandlock) a Landlock
