@@ -136,11 +136,6 @@ func MakeChild(dir, name string) (string, error) {
 	return child, nil
 }
 
-// Move moves the process pid (its every thread) into the cgroup dir.
-func Move(dir string, pid int) error {
-	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0)
-}
-
 // Kill sends SIGKILL to every process in dir and its descendants.
 func Kill(dir string) error {
 	err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
