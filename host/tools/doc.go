@@ -1,7 +1,7 @@
 // Package tools is the tools a plan's tool steps call: the runtime's
 // built-in tools (Builtins: repo-files, notes, read-file, write-file) and
 // the tools of the manifest's MCP servers (Servers, started once per run
-// with StartServers; ListMCPTools for `planc check --capsule`). It is the
+// with StartServers; ListMCPToolInputs for `planc check --capsule`). It is the
 // room of host that answers vm.Host's CallTool, at the end of planc's
 // one-way flow (bytes → ast → check → ir → vm(host)).
 //

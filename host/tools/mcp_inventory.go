@@ -34,23 +34,16 @@ type mcpTool struct {
 	inputSchema json.RawMessage
 }
 
-// ListMCPTools is what `planc check --capsule` does with a manifest's MCP
-// servers: it starts them in dir ("" is the current directory), outside
-// any cgroup scope, each in a process group of its own; lists their tools;
-// ends them; and returns the names of the tools, sorted. A first word of a
-// command with a slash is relative to manifestDir. It fails, naming the
-// server and what happened, when a server does not start and list its
-// tools within timeout, and, naming both sources, when a tool name is
-// offered twice (by a built-in tool that m grants, or by two servers).
-func ListMCPTools(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) ([]string, error) {
-	inputs, err := ListMCPToolInputs(ctx, m, dir, manifestDir, timeout)
-	return slices.Sorted(maps.Keys(inputs)), err
-}
-
-// ListMCPToolInputs is ListMCPTools that also keeps each tool's
-// inputSchema: it returns the servers' tools by name, each with its
-// inputSchema as JSON text (nil when the server gave none), which
-// check.Capabilities.WithSchemas takes.
+// ListMCPToolInputs is what `planc check --capsule` does with a
+// manifest's MCP servers: it starts them in dir ("" is the current
+// directory), outside any cgroup scope, each in a process group of its
+// own; lists their tools; ends them; and returns the tools by name, each
+// with its inputSchema as JSON text (nil when the server gave none), which
+// check.Capabilities.WithSchemas takes. A first word of a command with a
+// slash is relative to manifestDir. It fails, naming the server and what
+// happened, when a server does not start and list its tools within
+// timeout, and, naming both sources, when a tool name is offered twice (by
+// a built-in tool that m grants, or by two servers).
 func ListMCPToolInputs(ctx context.Context, m *ast.Manifest, dir, manifestDir string, timeout time.Duration) (map[string]json.RawMessage, error) {
 	ms, err := StartServers(ctx, m, Launch{Dir: dir, ManifestDir: manifestDir, Start: sandbox.StartProcess, Timeout: timeout})
 	if err != nil {
