@@ -28,6 +28,8 @@ type scopeSys struct {
 	lock     string                // the lock to use instead of this process's (tests)
 	spawnMu  sync.Mutex            // held while a spawner starts
 	spawners map[string][]*spawner // by protected paths
+	growing  map[string]bool       // by protected paths: a spawner starts in the background, or failed to
+	grows    sync.WaitGroup        // the background starts (growSpawners)
 	guard    *guard                // what ends the scope if this process dies
 
 	protectMemo atomic.Pointer[memo] // the last protected set start cleaned
@@ -197,6 +199,7 @@ func (s *Scope) Close() (err error) {
 	}
 	s.runs.Wait()
 	s.dropFreeLeaves()
+	s.sys.grows.Wait() // a spawner that starts after the kill ends itself
 	s.sys.spawnMu.Lock()
 	for _, pool := range s.sys.spawners {
 		for _, spw := range pool {

@@ -64,16 +64,24 @@ type spawner struct {
 }
 
 // maxSpawners bounds the spawners a scope runs for one set of protected
-// paths: min(GOMAXPROCS, 4).
-func maxSpawners() int { return min(runtime.GOMAXPROCS(0), 4) }
+// paths: half of GOMAXPROCS, from 1 to 4. A spawner's start costs a few
+// milliseconds of CPU, and the steps it starts need the cores as much: on
+// two cores a second spawner made plans of 2 to 200 `true` steps slower,
+// by up to 10 ms (bench/analysis.md).
+func maxSpawners() int { return max(1, min(runtime.GOMAXPROCS(0)/2, 4)) }
 
-// spawnerFor returns a spawner of the scope for protect: the one with the
-// fewest steps in flight, or a new one when every one has a step in
-// flight and there are fewer than maxSpawners. A spawner starts one step
-// at a time (fork waits until the step has exec'd), so a second one lets
-// two steps start at once. Each is a shim of its own, set up by the same
-// path as the first: its restrictions are the same by construction, and
-// as process 1 of its own PID namespace it reaps its own orphans.
+// spawnerFor returns a spawner of the scope for protect: one that is not
+// busy starting other steps, the one with the fewest steps in flight among
+// those. A spawner starts one step at a time (its fork waits until the
+// step has exec'd), and it is busy while requests wait on its socket,
+// unread: when every spawner is, and there are fewer than maxSpawners,
+// one more starts in the background (growSpawners), and the step goes to
+// the least loaded one meanwhile, rather than wait the milliseconds of a
+// start. Steps in flight do not make a spawner busy: it waits for them in
+// poll. Each spawner is a shim of its own, set up by the same path as the
+// first: its restrictions are the same by construction, and as process 1
+// of its own PID namespace it reaps its own orphans. With none that
+// serves, the step waits for one to start.
 func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	key := spawnersKey(protect)
 	s.sys.spawnMu.Lock()
@@ -83,7 +91,7 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	}
 	pool := s.sys.spawners[key][:0] // the ones that still serve
 	var best *spawner
-	bestLoad := 0
+	bestLoad, bestBusy := 0, false
 	for _, spw := range s.sys.spawners[key] {
 		load, err := spw.load()
 		if err != nil {
@@ -91,8 +99,9 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 			continue
 		}
 		pool = append(pool, spw)
-		if best == nil || load < bestLoad {
-			best, bestLoad = spw, load
+		busy := spw.busy()
+		if best == nil || (bestBusy && !busy) || (busy == bestBusy && load < bestLoad) {
+			best, bestLoad, bestBusy = spw, load, busy
 		}
 	}
 	if pool == nil {
@@ -100,21 +109,59 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 	} else {
 		s.sys.spawners[key] = pool
 	}
-	if best != nil && (bestLoad == 0 || len(pool) >= maxSpawners()) {
+	if best != nil {
+		if bestBusy && len(pool) < maxSpawners() {
+			s.growSpawners(key, protect)
+		}
 		best.reserve()
 		return best, nil
 	}
 	spw, err := s.startSpawner(protect)
 	if err != nil {
-		if best != nil {
-			best.reserve()
-			return best, nil // the ones that serve still do
-		}
 		return nil, err
 	}
 	s.addSpawner(protect, spw)
 	spw.reserve()
 	return spw, nil
+}
+
+// busy reports whether requests wait on the spawner's socket, unread: it
+// is starting another step. A message sent on a Unix socket counts in its
+// sender's send queue (SIOCOUTQ) until the receiver has read it.
+func (spw *spawner) busy() bool {
+	n, err := unix.IoctlGetInt(spw.fd, unix.SIOCOUTQ)
+	return err == nil && n > 0
+}
+
+// growSpawners starts one more spawner for protect in the background,
+// unless one is starting already or a start for it failed; spawnMu is
+// held. The new spawner joins the pool once it is ready, unless the scope
+// ended meanwhile; Close waits for the start.
+func (s *Scope) growSpawners(key string, protect []string) {
+	if s.sys.growing[key] {
+		return
+	}
+	if s.sys.growing == nil {
+		s.sys.growing = map[string]bool{}
+	}
+	s.sys.growing[key] = true
+	s.sys.grows.Add(1)
+	go func() {
+		defer s.sys.grows.Done()
+		spw, err := s.startSpawner(protect)
+		s.sys.spawnMu.Lock()
+		defer s.sys.spawnMu.Unlock()
+		// A failed start is not tried again: the pool serves as it is.
+		s.sys.growing[key] = err != nil
+		if err != nil {
+			return
+		}
+		if s.ended() != nil {
+			spw.close()
+			return
+		}
+		s.addSpawner(protect, spw)
+	}()
 }
 
 // spawnersKey is the key of the spawners that protect protect.
@@ -130,9 +177,8 @@ func (s *Scope) addSpawner(protect []string, spw *spawner) {
 }
 
 // reserve counts a step that spawnerFor handed the spawner and that has
-// not reached spawn yet, so that steps arriving together (while a spawner
-// starts, say) are spread over the pool instead of all finding the same
-// one idle. The caller ends the reservation with unreserve once the step
+// not reached spawn yet, so that steps arriving together are spread over
+// the pool instead of all finding the same one with the fewest. The caller ends the reservation with unreserve once the step
 // was spawned, or was not.
 func (spw *spawner) reserve() {
 	spw.mu.Lock()
