@@ -26,10 +26,11 @@ type scopeSys struct {
 	free     []freeLeaf            // step leaves to reuse, under Scope.mu (leafpool_linux.go)
 	perStep  bool                  // a shim per protected step, no spawner (tests)
 	lock     string                // the lock to use instead of this process's (tests)
-	spawnMu  sync.Mutex            // held while a spawner starts
+	spawnMu  sync.Mutex            // guards spawners and growing; held while a scope's first spawner starts
 	spawners map[string][]*spawner // by protected paths
 	growing  map[string]bool       // by protected paths: a spawner starts in the background, or failed to
 	grows    sync.WaitGroup        // the background starts (growSpawners)
+	spawned  chan<- struct{}       // told of each request put on a spawner's socket (tests)
 	guard    *guard                // what ends the scope if this process dies
 
 	protectMemo atomic.Pointer[memo] // the last protected set start cleaned
@@ -260,6 +261,9 @@ func (s *Scope) start(sp Spec, path string, out *os.File) (step, error) {
 		if err == nil {
 			l.closeFD()
 			l.waitFn, l.spw = wait, spw
+			if s.sys.spawned != nil {
+				s.sys.spawned <- struct{}{}
+			}
 			return l, nil
 		}
 		if !errors.Is(err, errTooBig) {

@@ -90,6 +90,9 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 		return nil, err
 	}
 	pool := s.sys.spawners[key][:0] // the ones that still serve
+	// Whether a spawner is busy matters only to choose among several, or
+	// to grow: one spawner with no room for another is asked nothing.
+	ask := len(s.sys.spawners[key]) > 1 || len(s.sys.spawners[key]) < maxSpawners()
 	var best *spawner
 	bestLoad, bestBusy := 0, false
 	for _, spw := range s.sys.spawners[key] {
@@ -99,7 +102,7 @@ func (s *Scope) spawnerFor(protect []string) (*spawner, error) {
 			continue
 		}
 		pool = append(pool, spw)
-		busy := spw.busy()
+		busy := ask && spw.busy()
 		if best == nil || (bestBusy && !busy) || (busy == bestBusy && load < bestLoad) {
 			best, bestLoad, bestBusy = spw, load, busy
 		}
@@ -178,8 +181,9 @@ func (s *Scope) addSpawner(protect []string, spw *spawner) {
 
 // reserve counts a step that spawnerFor handed the spawner and that has
 // not reached spawn yet, so that steps arriving together are spread over
-// the pool instead of all finding the same one with the fewest. The caller ends the reservation with unreserve once the step
-// was spawned, or was not.
+// the pool instead of all finding the same one with the fewest. The
+// caller ends the reservation with unreserve once the step was spawned,
+// or was not.
 func (spw *spawner) reserve() {
 	spw.mu.Lock()
 	spw.pending++

@@ -4,11 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestSpawnerPool: a scope starts another spawner only when every one it
@@ -25,11 +25,21 @@ func TestSpawnerPool(t *testing.T) {
 	protect := []string{t.TempDir()}
 	dir := t.TempDir()
 	script := `grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status; readlink /proc/self/ns/pid`
+	spawned := make(chan struct{}, 1)
+	s.sys.spawned = spawned // each step's request on a socket: one event, taken at once
 	var results []Result
 	var pending []<-chan Result // steps started, not waited for
+	// run starts a step and returns once its request is on a spawner's
+	// socket.
 	run := func() {
+		t.Helper()
 		done := make(chan Result, 1)
 		go func() { done <- sh(s, "", script, protect...) }()
+		select {
+		case <-spawned:
+		case r := <-done:
+			t.Fatalf("step ended before its request was sent: %v: %s", r.Err, r.Output)
+		}
 		pending = append(pending, done)
 	}
 	wait := func() {
@@ -37,6 +47,15 @@ func TestSpawnerPool(t *testing.T) {
 			results = append(results, <-done)
 		}
 		pending = nil
+	}
+	runNow := func() { // a step run to its end
+		t.Helper()
+		r := sh(s, "", script, protect...)
+		if r.Err != nil {
+			t.Fatalf("%v: %s", r.Err, r.Output)
+		}
+		<-spawned
+		results = append(results, r)
 	}
 	pool := func() []*spawner {
 		s.sys.spawnMu.Lock()
@@ -47,20 +66,35 @@ func TestSpawnerPool(t *testing.T) {
 		}
 		return all
 	}
-	waitFor := func(what string, cond func() bool) {
+	busy := func() int {
+		n := 0
+		for _, spw := range pool() {
+			if spw.busy() {
+				n++
+			}
+		}
+		return n
+	}
+	// stop stops every spawner and waits until each has stopped.
+	stop := func() {
 		t.Helper()
-		for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("waiting for %s", what)
+		for _, spw := range pool() {
+			pid := spw.cmd.Process.Pid
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			var info unix.Siginfo
+			if err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED, nil); err != nil {
+				t.Fatalf("waiting for spawner %d to stop: %v", pid, err)
 			}
 		}
 	}
-	signal := func(sig syscall.Signal) {
+	cont := func() {
 		for _, spw := range pool() {
-			spw.cmd.Process.Signal(sig)
+			syscall.Kill(spw.cmd.Process.Pid, syscall.SIGCONT)
 		}
 	}
-	defer signal(syscall.SIGCONT)
+	defer cont()
 
 	// A step in flight, blocked, on the first spawner: the next step
 	// finds that spawner idle and takes it.
@@ -69,39 +103,30 @@ func TestSpawnerPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocked := startBlocked(t, s, filepath.Join(dir, "fifo"), script+"; : < "+release, protect...)
-	results = append(results, sh(s, "", script, protect...))
+	<-spawned
+	runNow()
 	if got := len(pool()); got != 1 {
 		t.Fatalf("%d spawners with one step in flight and one more run; want 1", got)
 	}
 	for have := 1; have <= n; have++ {
-		// Every spawner stopped, and made busy by a step each.
-		signal(syscall.SIGSTOP)
-		for i := range pool() {
-			run() // to one that is not busy yet
-			waitFor(strconv.Itoa(i+1)+" spawners busy", func() bool {
-				busy := 0
-				for _, spw := range pool() {
-					if spw.busy() {
-						busy++
-					}
-				}
-				return busy == i+1
-			})
-		}
-		run() // finds every one busy
-		if have < n {
-			waitFor(strconv.Itoa(have+1)+" spawners", func() bool { return len(pool()) == have+1 })
-		} else {
-			s.sys.grows.Wait()
-			if got := len(pool()); got != n {
-				t.Fatalf("%d spawners; want at most maxSpawners, %d", got, n)
+		// Every spawner stopped, and made busy by a step each: a step
+		// goes to one that is not busy yet.
+		stop()
+		for i := range have {
+			run()
+			if got := busy(); got != i+1 {
+				t.Fatalf("with %d spawners stopped and %d steps sent: %d busy; want %d", have, i+1, got, i+1)
 			}
 		}
-		signal(syscall.SIGCONT)
+		run() // finds every one busy
+		s.sys.grows.Wait()
+		if got, want := len(pool()), min(have+1, n); got != want {
+			t.Fatalf("%d spawners after %d were all busy; want %d (maxSpawners %d)", got, have, want, n)
+		}
+		cont()
 		wait()
 		if have < n {
-			// To the new one, which has no step in flight.
-			results = append(results, sh(s, "", script, protect...))
+			runNow() // to the new one, which has no step in flight
 		}
 	}
 	f, err := os.OpenFile(release, os.O_WRONLY, 0)
