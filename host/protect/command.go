@@ -86,6 +86,10 @@ func (a *analyzer) command(words []word, cwds []string, depth int) {
 		a.wrapper(name, spec, args, cwds, depth)
 		return
 	}
+	if runners[name] {
+		a.runner(name, args, cwds, depth)
+		return
+	}
 	if shells[name] {
 		a.shell(name, args, cwds, depth)
 		return
@@ -110,6 +114,19 @@ func (a *analyzer) command(words []word, cwds []string, depth int) {
 		}
 		if len(args) > 0 {
 			a.file(shownWords(words), args[0], cwds, depth)
+		}
+	case "alias":
+		// bash expands an alias only with expand_aliases, sh always.
+		if slices.ContainsFunc(args, func(w word) bool { return strings.Contains(w.val+w.pat, "=") }) {
+			a.cannotKnow("%q, an alias, whose words run under another name", shownWords(words))
+		}
+	case "hash":
+		if opts, _ := parseOpts(args, optSpec{arg: "p"}, false); hasOpt(opts, "p") {
+			a.cannotKnow("%q, which makes a name run another file", shownWords(words))
+		}
+	case "enable":
+		if opts, _ := parseOpts(args, optSpec{arg: "f"}, false); hasOpt(opts, "f") {
+			a.cannotKnow("%q, which loads a builtin from a shared object", shownWords(words))
 		}
 	case "xargs":
 		a.xargs(args, cwds, depth)
@@ -289,6 +306,95 @@ var wrappers = map[string]wrapperSpec{
 		"shell", "whitelist-environment"}}, shell: true},
 	"runuser": {optSpec: optSpec{arg: "cgGswu", long: []string{"command", "session-command", "group", "supp-group",
 		"shell", "whitelist-environment", "user"}}, shell: true},
+	"chroot": {optSpec: optSpec{long: []string{"groups", "userspec"}}, skip: 1, shell: true,
+		stopOn: []string{"help", "version"}},
+	"nsenter": {optSpec: optSpec{arg: "tSGW", optional: "muinpCUTrw", long: []string{"target", "setuid", "setgid", "wdns"}},
+		shell: true, stopOn: []string{"h", "help", "V", "version"}},
+	"fakeroot": {optSpec: optSpec{arg: "lfisb", long: []string{"lib", "faked", "fd-base"}},
+		shell: true, stopOn: []string{"h", "help", "v", "version"}},
+	"valgrind":  {stopOn: []string{"h", "help", "help-debug", "help-dyn-options", "version"}},
+	"catchsegv": {},
+	"numactl": {optSpec: optSpec{arg: "ipmNCPwSfMILo", long: []string{"interleave", "preferred", "membind",
+		"cpunodebind", "physcpubind", "preferred-many", "weighted-interleave", "shm", "file", "shmmode",
+		"shmid", "length", "offset"}}, stopOn: []string{"s", "show", "H", "hardware", "h", "help", "V", "version"}},
+	"ltrace": {optSpec: optSpec{arg: "aADeFlnopsuwx", long: []string{"align", "config", "indent", "library", "output"}},
+		stopOn: []string{"p", "h", "help", "V", "version"}},
+	"firejail": {shell: true, stopOn: []string{"help", "version"}},
+	"systemd-run": {optSpec: optSpec{arg: "upMHEC", long: []string{"unit", "property", "machine", "host", "setenv",
+		"description", "slice", "uid", "gid", "nice", "working-directory", "service-type", "path-property",
+		"socket-property", "timer-property", "on-active", "on-boot", "on-startup", "on-unit-active",
+		"on-unit-inactive", "on-calendar", "capsule", "json"}},
+		shell: true, stopOn: []string{"h", "help", "version"}},
+}
+
+// runners are commands that run a command written after them in a
+// syntax of their own (runner).
+var runners = map[string]bool{"watch": true, "capsh": true, "gdb": true, "mapfile": true, "readarray": true}
+
+// runner reads the command one of runners runs:
+//   - watch [OPTIONS] COMMAND…: its words joined by spaces, run by sh -c;
+//     with -x (--exec), the command itself;
+//   - capsh [OPTIONS] -- ARGS…: bash (its --shell) with ARGS;
+//   - gdb [OPTIONS] --args PROGRAM ARGS…: the program;
+//   - mapfile and readarray -C CALLBACK: the callback, evaluated with an
+//     index and a line after it.
+func (a *analyzer) runner(name string, args []word, cwds []string, depth int) {
+	switch name {
+	case "watch":
+		opts, rest := parseOpts(args, optSpec{arg: "nq", optional: "d", long: []string{"interval", "equexit"}}, true)
+		if len(rest) == 0 || hasOpt(opts, "h", "help", "v", "version") {
+			return
+		}
+		if hasOpt(opts, "x", "exec") {
+			a.command(rest, cwds, depth+1)
+			return
+		}
+		parts := make([]string, len(rest))
+		for i, w := range rest {
+			v, ok := w.exactVal()
+			if !ok {
+				a.cannotKnow("%q, a watch whose command is not known before it runs", shownWords(append([]word{exactWord("watch")}, args...)))
+				return
+			}
+			parts[i] = v
+		}
+		a.script(strings.Join(parts, " "), cwds, depth+1)
+	case "capsh":
+		sh := "bash"
+		for i, w := range args {
+			v, ok := w.exactVal()
+			switch {
+			case !ok:
+				return // an option not known: capsh fails or does it
+			case strings.HasPrefix(v, "--shell="):
+				sh = filepath.Base(v[len("--shell="):])
+			case v == "--":
+				if shells[sh] {
+					a.shell(sh, args[i+1:], cwds, depth+1)
+				} else {
+					a.command(append([]word{exactWord(sh)}, args[i+1:]...), cwds, depth+1)
+				}
+				return
+			}
+		}
+	case "gdb":
+		for i, w := range args {
+			if v, ok := w.exactVal(); ok && (v == "--args" || v == "-args") {
+				a.command(args[i+1:], cwds, depth+1)
+				return
+			}
+		}
+	case "mapfile", "readarray":
+		opts, _ := parseOpts(args, optSpec{arg: "dnOsuCc"}, false)
+		for _, cb := range optArgs(opts, "C") {
+			v, ok := cb.exactVal()
+			if !ok {
+				a.cannotKnow("%q, a %s callback not known before it runs", shownWords(append([]word{exactWord(name)}, args...)), name)
+				return
+			}
+			a.script(v+` "$index" "$line"`, cwds, depth+1)
+		}
+	}
 }
 
 // arches are setarch and the names it is installed under, which set the
@@ -368,13 +474,14 @@ func (a *analyzer) wrapper(name string, spec wrapperSpec, args []word, cwds []st
 		}
 		cwds = next
 	}
-	for spec.assigns && len(rest) > 0 && isAssign(rest[0]) {
+	for spec.assigns && len(rest) > 0 && envAssign(rest[0]) {
+		a.assignWord(rest[0], cwds, depth)
 		rest = rest[1:]
 	}
 	if len(rest) < spec.skip {
 		return
 	}
-	if len(rest) == 0 && spec.shell {
+	if len(rest) == spec.skip && spec.shell { // chroot DIR runs a shell too
 		a.shell("sh", nil, cwds, depth+1)
 		return
 	}
@@ -667,10 +774,21 @@ scan:
 		return
 	}
 	rest := args[i:]
-	for len(rest) > 0 && isAssign(rest[0]) {
+	for len(rest) > 0 && envAssign(rest[0]) {
+		a.assignWord(rest[0], cwds, depth)
 		rest = rest[1:]
 	}
 	a.command(rest, cwds, depth+1)
+}
+
+// envAssign reports whether w is an assignment to env or sudo, which take
+// every operand with "=" before the command as one (GNU env's strchr);
+// a word not known is one when its known beginning is NAME=.
+func envAssign(w word) bool {
+	if v, ok := w.exactVal(); ok {
+		return strings.IndexByte(v, '=') > 0
+	}
+	return isAssign(w)
 }
 
 // envSplit splits the string of env -S into words as GNU env does:

@@ -115,9 +115,14 @@
 // -u, -C DIR, -S), sudo, doas, nice, nohup, setsid, stdbuf, timeout, time,
 // ionice, chrt, taskset, flock, command, exec, builtin, busybox, setpriv,
 // prlimit, setarch and its aliases (linux64, i386, …), unshare, strace,
-// script -c, su -c, runuser, and xargs
+// script -c, su -c, runuser, chroot, nsenter, fakeroot, valgrind,
+// catchsegv, numactl, ltrace, systemd-run, firejail; watch, capsh --,
+// gdb --args and mapfile -C in their own syntax (runner); and xargs
 // (whose own arguments are read; those it reads from its input cannot be
-// known, so only paths written literally count). A removal or move of a
+// known, so only paths written literally count). The code a shell runs
+// from a variable the step sets (PROMPT_COMMAND, the substitutions of PS0,
+// PS1, PS2 and PS4, BASH_FUNC_NAME%% functions) is read as a script
+// (codevars.go). A removal or move of a
 // directory that contains a read-only path (rm -r ., mv .. /x) counts as
 // writing under it.
 //

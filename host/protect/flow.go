@@ -59,6 +59,9 @@ func (a *analyzer) cmd(c syntax.Command, cwds []string, depth int) []string {
 	case *syntax.CallExpr:
 		a.substs(c, cwds, depth)
 		a.procFiles(c)
+		for _, as := range c.Assigns {
+			a.assignNode(as, cwds, depth)
+		}
 		words := callWords(c)
 		a.command(words, cwds, depth)
 		return cd(words, cwds)
@@ -119,6 +122,12 @@ func (a *analyzer) cmd(c syntax.Command, cwds []string, depth int) []string {
 		return a.stmt(c.Stmt, cwds, depth)
 	case *syntax.CoprocClause:
 		a.stmt(c.Stmt, cwds, depth)
+		return cwds
+	case *syntax.DeclClause:
+		a.substs(c, cwds, depth)
+		for _, as := range c.Args {
+			a.assignNode(as, cwds, depth)
+		}
 		return cwds
 	}
 	a.substs(c, cwds, depth) // [[ ]], (( )), let, declare and the like
