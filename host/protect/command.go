@@ -392,7 +392,7 @@ func (a *analyzer) runner(name string, args []word, cwds []string, depth int) {
 				a.cannotKnow("%q, a %s callback not known before it runs", shownWords(append([]word{exactWord(name)}, args...)), name)
 				return
 			}
-			a.script(v+` "$index" "$line"`, cwds, depth+1)
+			a.script(v+` 0 "$line"`, cwds, depth+1) // bash appends the index and the line
 		}
 	}
 }

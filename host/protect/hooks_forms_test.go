@@ -211,6 +211,7 @@ func TestShellHookForms(t *testing.T) {
 		{"gdb", "-batch", "prog"},
 		bash("mapfile -t arr < list"),
 		bash("mapfile -C 'echo rm x' -c 1 < list"),
+		bash("mapfile -C 'echo hi;' -c 1 < list"), // bash runs "echo hi; 0 LINE": 0 is a command
 		bash("alias"),
 		bash("alias -p"),
 		bash("hash -r"),

@@ -86,8 +86,6 @@ func sh(s *Scope, dir, script string, protect ...string) Result {
 	return s.Run(context.Background(), Spec{Argv: []string{"sh", "-c", script}, Dir: dir, Protect: protect})
 }
 
-// leaves returns the leaf cgroups left in s, but for the empty ones its
-
 // scopeProcs returns the processes of the scope's own directory (the
 // spawners), sorted.
 func scopeProcs(t *testing.T, s *Scope) []int {
@@ -108,6 +106,7 @@ func scopeProcs(t *testing.T, s *Scope) []int {
 	return pids
 }
 
+// leaves returns the leaf cgroups left in s, but for the empty ones its
 // pool keeps for reuse (one of those that holds a process fails t).
 func leaves(t *testing.T, s *Scope) []string {
 	t.Helper()
