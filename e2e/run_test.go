@@ -144,6 +144,12 @@ func TestRunRefused(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, `capsule "local/x" in nosubmit.json is not granted capabilities.plan.submit, so it cannot submit a plan; add "plan": {"submit": true} to its "capabilities"`) {
 		t.Errorf("no plan.submit: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// check predicts it: the same refusal, and exit 2 (a refused capsule
+	// manifest), where it once passed the plan.
+	so, se, code := testkit.RunCmd(t, testkit.PlancCmd(t, dir, "check", "--capsule", "nosubmit.json", "ok.json"))
+	if want := "planc check: " + strings.TrimPrefix(r.stderr, "planc run: "); code != 2 || so != "" || se != want {
+		t.Errorf("check with no plan.submit: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, so, se, want)
+	}
 	r = planc(t, dir, "shell.json")
 	if r.code != 2 || !strings.Contains(r.stderr, "[shell-not-allowed]") {
 		t.Errorf("shell with the default manifest: exit %d, stderr %q", r.code, r.stderr)

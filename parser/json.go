@@ -194,6 +194,12 @@ func (p *scanner) unexpected(what string) {
 		return
 	}
 	r, _ := utf8.DecodeRune(p.src[p.off:])
+	if r == '\ufeff' {
+		// Editors on Windows put one at a file's start; JSON has none
+		// (RFC 8259, 8.1).
+		p.fail(CodeJSONSyntax, p.here(), "unexpected byte order mark (U+FEFF), expected %s; save the file as UTF-8 without a byte order mark", what)
+		return
+	}
 	p.fail(CodeJSONSyntax, p.here(), "unexpected %s, expected %s", quoteRune(r), what)
 }
 

@@ -67,6 +67,18 @@ func TestDocumentRefusals(t *testing.T) {
 	}
 }
 
+// TestByteOrderMark: a plan saved with a byte order mark is refused at
+// 1:1 with a message that names the mark and the fix, not U+FEFF alone.
+func TestByteOrderMark(t *testing.T) {
+	_, ds := parser.ParsePlan([]byte("\ufeff{\"id\": \"p\", \"steps\": []}"), parser.DefaultLimits())
+	if diff := cmp.Diff([]diagAt{{"json-syntax", 1, 1}}, diagsAt(ds)); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	if m := ds[0].Message; !strings.Contains(m, "byte order mark") || !strings.Contains(m, "save the file as UTF-8 without a byte order mark") {
+		t.Errorf("message %q names neither the mark nor the fix", m)
+	}
+}
+
 // TestDuplicateKeyKeepsFirst: S1, a duplicate key is refused and the first
 // member is the one kept, in input too.
 func TestDuplicateKeyKeepsFirst(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/planc/planc/diag"
+	"github.com/planc/planc/host"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/internal/cliflag"
 )
@@ -89,6 +90,12 @@ func runCheck(e *env, c *command, args []string) int {
 		return exitUsage
 	}
 	e.sayCapsule("check", capsule, *verbose)
+	// run refuses such a capsule before it reads a plan; check says so
+	// too, so that it reports an error exactly when run would refuse.
+	if err := host.AdmitFrom(capsule.Env.Manifest(), capsule.Env.Name()); err != nil {
+		fmt.Fprintf(e.stderr, "planc check: %v\n", err)
+		return exitUsage
+	}
 	capsule.Refresh = *refresh
 	ctx, stop := interruptible()
 	defer stop()
