@@ -258,6 +258,7 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		opts = vm.Options{PlanFile: task.Plan.Rel, PlanSHA256: hex.EncodeToString(task.Plan.SHA256[:])}
 	}
 	opts.MaxParallel = r.cfg.MaxParallel
+	opts.Abort = r.abort // a tool call's grace after the cancel ends at once
 	pf := task.Plan
 	defer task.Close()
 

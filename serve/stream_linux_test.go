@@ -302,7 +302,8 @@ func reportsEqual(a, b vm.Report) bool {
 
 // TestStreamEndAnswersEveryCall: the input ends while a plan runs and a
 // check-plan call has just been read. The check is answered, the plan is
-// cancelled (its running tool call is ended, the next step is skipped)
+// cancelled (its running tool call, blocked, is ended when its grace
+// runs out, vm.DefaultToolGrace; the next step is skipped)
 // and answered with its cancelled report, and then ServeStream returns
 // nil.
 func TestStreamEndAnswersEveryCall(t *testing.T) {
@@ -315,8 +316,8 @@ func TestStreamEndAnswersEveryCall(t *testing.T) {
 		t.Errorf("the check read before the end: %s", a.line)
 	}
 	sess := waitSession(t, dir)
-	// The step after, skipped, and the running call, ended: both settle
-	// without the FIFO being written.
+	// The step after, skipped, and the running call, ended after its
+	// grace: both settle without the FIFO being written.
 	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "plan_step", 2)
 	release(t, w, "late")
 	rest, err := s.rest(t)

@@ -2,7 +2,9 @@ package vm_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/planc/planc/vm"
 	"github.com/planc/planc/vm/vmtest"
@@ -77,38 +79,80 @@ func TestCancelStartingCapsule(t *testing.T) {
 	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 1 steps, 0 succeeded, 1 failed, 0 skipped")
 }
 
-// TestCancelRunningToolAndShell is the third row: shell steps already
-// running run to their own end with contexts the cancel does not reach
-// (S22), and settle with their own result: no retry, no on_error, so a
-// failure under on_error fail does not set failed_step. A running tool
-// step's context is the task's: its call ends with the cancel, and a
-// call that then fails settles failed with ToolEnded, not retried.
+// TestCancelRunningToolAndShell is the third row: tool and shell steps
+// already running run to their own end with contexts the cancel does not
+// reach (S22), and settle with their own result: no retry, no on_error, so
+// a failure under on_error fail does not set failed_step.
 func TestCancelRunningToolAndShell(t *testing.T) {
 	prog := compile(t,
 		`{"id": "t", "tool": "notes", "retries": 2}`,
 		`{"id": "s", "shell": "go test ./...", "on_error": "skip"}`,
-		`{"id": "ok", "shell": "true"}`)
+		`{"id": "ok", "shell": "true"}`,
+		`{"id": "after", "tool": "notes", "depends_on": ["t"]}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h, run := start(t, ctx, prog, vm.Options{})
 	tool, shell, ok := h.Take(t, "t"), h.Take(t, "s"), h.Take(t, "ok")
 	cancel()
-	for _, d := range []*vmtest.Dispatch{shell, ok} {
+	h.WaitSettled(t, "after", 0) // the cancel has landed
+	for _, d := range []*vmtest.Dispatch{tool, shell, ok} {
 		if d.Ctx.Err() != nil {
 			t.Errorf("%s: the context of a running %s step was cancelled", d.Call.Step.ID, d.Call.Step.Kind)
 		}
 	}
-	if tool.Ctx.Err() == nil {
-		t.Error("t: the context of a running tool step was not cancelled")
-	}
-	tool.Reply("", tool.Ctx.Err())
+	tool.Reply("", errors.New("tool failed"))
 	h.WaitSettled(t, "t", 1)
 	shell.Reply("FAIL", errExit1)
 	h.WaitSettled(t, "s", 1)
 	ok.Reply("fine", nil)
 	rep := run.Wait(t)
-	diff(t, "report", []row{{"t", "failed", "", vm.ToolEnded}, {"s", "failed", "FAIL", "exit status 1"}, {"ok", "success", "fine", ""}}, rows(rep))
-	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 1 succeeded, 2 failed, 0 skipped")
+	diff(t, "report", []row{{"after", "skipped", "", vm.CanceledBeforeRun}, {"t", "failed", "", "tool failed"}, {"s", "failed", "FAIL", "exit status 1"}, {"ok", "success", "fine", ""}}, rows(rep))
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 4 steps, 1 succeeded, 2 failed, 1 skipped")
+}
+
+// TestCancelToolGrace: a tool call running when the cancel lands settles
+// with its own result while its grace lasts; one still running when the
+// grace ends (or at Abort, or at once under a negative grace) has its
+// context cancelled, and settles failed with ToolEnded, not retried.
+func TestCancelToolGrace(t *testing.T) {
+	prog := compile(t,
+		`{"id": "t", "tool": "fetch", "retries": 2}`,
+		`{"id": "after", "tool": "notes", "depends_on": ["t"]}`)
+	abort := make(chan struct{})
+	close(abort)
+	for _, tc := range []struct {
+		name  string
+		opts  vm.Options
+		ends  bool // the call's context ends
+		reply string
+		want  row
+	}{
+		{"answers in the grace", vm.Options{}, false, "fetched", row{"t", "success", "fetched", ""}},
+		{"grace ends", vm.Options{ToolGrace: time.Millisecond}, true, "", row{"t", "failed", "", vm.ToolEnded}},
+		{"abort", vm.Options{ToolGrace: time.Hour, Abort: abort}, true, "", row{"t", "failed", "", vm.ToolEnded}},
+		{"no grace", vm.Options{ToolGrace: -1}, true, "", row{"t", "failed", "", vm.ToolEnded}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			h, run := start(t, ctx, prog, tc.opts)
+			d := h.Take(t, "t")
+			cancel()
+			h.WaitSettled(t, "after", 0)
+			if tc.ends {
+				<-d.Ctx.Done() // the grace ends, or has
+				d.Reply("", d.Ctx.Err())
+			} else {
+				if d.Ctx.Err() != nil {
+					t.Error("the call's context was cancelled with the task")
+				}
+				d.Reply(tc.reply, nil)
+			}
+			rep := run.Wait(t)
+			diff(t, "report", []row{{"after", "skipped", "", vm.CanceledBeforeRun}, tc.want}, rows(rep))
+			diff(t, "trace", []string{"plan_start", "start t 1", "step after 0 skipped", "step t 1 " + tc.want.Status, "end canceled"}, trace(h.Events()))
+		})
+	}
 }
 
 // TestCancelNotDispatched is the fourth row: steps not dispatched never

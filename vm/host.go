@@ -30,9 +30,11 @@ type Host interface {
 	// CallTool runs one attempt of a tool step and returns the tool's
 	// result text. A failing tool result is an error (whose text is the
 	// step's error); the returned text is kept as the step's output even
-	// then. Its context is cancelled when Run's is: the host must then end
-	// the call and return; Run settles a call that then fails with
-	// ToolEnded (docs/plans.md, "Cancel").
+	// then. Its context is not cancelled when Run's is: a running call
+	// settles with its own result, unless it is still running
+	// Options.ToolGrace after the cancel, when its context is cancelled;
+	// the host must then end the call and return, and Run settles a call
+	// that then fails with ToolEnded (docs/plans.md, "Cancel").
 	CallTool(ctx context.Context, c Call) (string, error)
 	// RunShell runs one attempt of a shell step: c.Step.Argv, whose first
 	// word the host resolves on PATH (S14). It returns standard output and

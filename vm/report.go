@@ -53,9 +53,10 @@ const (
 	// failed and is not retried.
 	CapsuleEnded = "the task running this plan was cancelled; this step's sub-capsule was ended with it"
 	// ToolEnded is the error of a tool step whose call was running when
-	// the cancel landed and ended with an error: its context is the
-	// task's, so that a call blocked on a tool that never answers cannot
-	// hold a cancelled plan. It settles failed and is not retried.
+	// the cancel landed, was still running Options.ToolGrace later (or at
+	// Options.Abort), and then ended with an error once its context was
+	// cancelled: a call blocked on a tool that never answers cannot hold a
+	// cancelled plan. It settles failed and is not retried.
 	ToolEnded = "the task running this plan was cancelled; this step's tool call was ended with it"
 )
 

@@ -30,6 +30,17 @@ type Options struct {
 	// plan_start and plan_end then carry "redrive": K. 0 is a first run,
 	// whose lines have no redrive member.
 	Redrive int
+	// ToolGrace is how long a tool call already running when ctx is
+	// cancelled may go on to its own result (docs/plans.md, "Cancel": it
+	// "runs to its own bound and settles with its own result"). Then its
+	// context is cancelled, and a call that fails after that settles
+	// failed with ToolEnded. 0 is DefaultToolGrace; a negative grace
+	// cancels the call's context with ctx.
+	ToolGrace time.Duration
+	// Abort, once closed after ctx's cancel, ends the grace at once (a
+	// second SIGINT). nil never closes.
+	Abort <-chan struct{}
+
 	// Prior makes the run a redrive: indexed by step index, one entry per
 	// step of the program, what the earlier runs recorded (S26). Every step
 	// whose Prior is a success settles at once, in plan order, before
@@ -38,6 +49,10 @@ type Options struct {
 	// from Prior.Attempt. nil is a first run.
 	Prior []Prior
 }
+
+// DefaultToolGrace is the tool calls' grace after a cancel: the 5 s a
+// sub-capsule has between its SIGTERM and its SIGKILL.
+const DefaultToolGrace = 5 * time.Second
 
 // Run runs prog against host until every step it dispatched has settled,
 // and returns the report. Cancelling ctx cancels the plan as docs/plans.md,
@@ -64,6 +79,7 @@ func Run(ctx context.Context, prog *ir.Program, host Host, opts Options) (Report
 	r := newRun(ctx, prog, host, opts)
 	r.loop()
 	r.pool.stop()
+	r.stopToolGrace()
 	return r.finish(), nil
 }
 
@@ -103,6 +119,12 @@ type completion struct {
 type run struct {
 	ctx     context.Context
 	toolCtx context.Context // ctx without its cancel: shell steps run on (S22)
+	// callCtx is what tool calls run on: toolCtx, cancelled by endCalls
+	// ToolGrace after ctx's cancel (graceCalls).
+	callCtx  context.Context
+	endCalls context.CancelFunc
+	graceEnd chan struct{} // closed to end graceCalls' goroutine early
+	graceOut chan struct{} // closed when it has returned
 	prog    *ir.Program
 	host    Host
 	whole   WholeOutputs // host's, or nil
@@ -151,6 +173,7 @@ func newRun(ctx context.Context, prog *ir.Program, host Host, opts Options) *run
 		r.base = time.Now()
 	}
 	r.doneCh = ctx.Done()
+	r.callCtx, r.endCalls = context.WithCancel(r.toolCtx)
 	r.pool.init()
 	r.sched.init(opts.MaxParallel, n)
 	r.whole, _ = host.(WholeOutputs)

@@ -197,8 +197,11 @@ func (r *run) start(i int32, c Call) {
 	res := &r.res[i]
 	res.state, res.attempt = stRunning, int32(c.Attempt)
 	ctx := r.toolCtx
-	if c.Step.Kind != ir.KindShell {
-		ctx = r.ctx // a tool call ends with the task (ToolEnded), as does a capsule
+	switch c.Step.Kind {
+	case ir.KindTool:
+		ctx = r.callCtx // runs on for ToolGrace after the cancel (graceCalls)
+	case ir.KindCapsule:
+		ctx = r.ctx // a sub-capsule is ended with the task (CapsuleEnded)
 	}
 	r.sched.Start(c.Step.Kind)
 	r.inflight++
@@ -362,12 +365,52 @@ func (r *run) cancel() {
 		return
 	}
 	r.canceled = true
+	r.graceCalls()
 	r.sched.Clear()
 	for i := range r.res {
 		if st := r.res[i].state; st == stPending || st == stQueued {
 			r.settle(int32(i), StatusSkipped, 0, "", CanceledBeforeRun, 0)
 		}
 	}
+}
+
+// graceCalls gives a tool call already running when the cancel landed
+// ToolGrace to settle with its own result (the seed's "runs to its own
+// bound"), and then cancels its context: a call blocked on a tool that
+// never answers cannot hold a cancelled plan. Abort ends the grace at
+// once. The goroutine it starts ends by Run's end (stopToolGrace).
+func (r *run) graceCalls() {
+	grace := r.opts.ToolGrace
+	if grace == 0 {
+		grace = DefaultToolGrace
+	}
+	if grace < 0 {
+		r.endCalls()
+		return
+	}
+	r.graceEnd, r.graceOut = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(r.graceOut)
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.opts.Abort:
+		case <-r.graceEnd:
+			return
+		}
+		r.endCalls()
+	}()
+}
+
+// stopToolGrace ends graceCalls' goroutine, if any, and waits for it;
+// every call has returned by then.
+func (r *run) stopToolGrace() {
+	if r.graceEnd != nil {
+		close(r.graceEnd)
+		<-r.graceOut
+	}
+	r.endCalls()
 }
 
 // errText is an error's text for the report; a failure always has one.

@@ -165,10 +165,12 @@ func filepathWalkChown(dir string) {
 	})
 }
 
-// TestToolCallEndsOnCancel: a tool step blocked in its call (an MCP
-// tool reading a FIFO no one writes) ends with the first SIGTERM, and
-// with the first SIGINT: the plan ends canceled, planc exits, and the
-// server is gone.
+// TestToolCallEndsOnCancel: a tool step running in its call (an MCP tool
+// reading a FIFO) when the first SIGTERM or SIGINT lands runs on to its
+// own result (S22, docs/plans.md "Cancel"): answered after the cancel, it
+// settles success with the answer. Blocked for good (a FIFO no one
+// writes), it is ended when its grace runs out: it settles failed with
+// ToolEnded, the plan ends canceled, planc exits, and the server is gone.
 func TestToolCallEndsOnCancel(t *testing.T) {
 	t.Parallel()
 	testkit.NeedScope(t)
@@ -179,11 +181,19 @@ func TestToolCallEndsOnCancel(t *testing.T) {
 // toolCallEndsOnCancel is TestToolCallEndsOnCancel with planc run as
 // conf says.
 func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		sig    syscall.Signal
+		answer bool // the FIFO is written once the cancel has landed
+	}{{syscall.SIGTERM, false}, {syscall.SIGINT, false}, {syscall.SIGINT, true}} {
+		name := tc.sig.String()
+		if tc.answer {
+			name += "/answered"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			dir := nobodyDir(t)
 			fifo := filepath.Join(dir, "fifo")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			if err := syscall.Mkfifo(fifo, 0o666); err != nil {
 				t.Fatal(err)
 			}
 			testkit.WriteFiles(t, dir, "capsule.json", mcpCapsule("demo", []string{bin}), "plan.json", `{"id": "held", "steps": [
@@ -205,10 +215,12 @@ func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
 			watchdog := time.AfterFunc(45*time.Second, func() { hung.Store(true); cmd.Process.Kill() })
 			defer watchdog.Stop()
 			// The call is blocked once the server has the FIFO open to read.
+			var f *os.File
 			for {
-				f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+				var err error
+				f, err = os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 				if err == nil {
-					// Held open, never written: the read stays blocked.
+					// Held open: the read stays blocked until it is closed.
 					defer f.Close()
 					break
 				}
@@ -217,22 +229,54 @@ func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
 				}
 				syscall.Select(0, nil, nil, nil, &syscall.Timeval{Usec: 10_000})
 			}
-			cmd.Process.Signal(sig)
+			cmd.Process.Signal(tc.sig)
+			if tc.answer {
+				// The cancel has landed once the step after it is skipped.
+				waitTraceLine(t, dir, `"step_id":"after","status":"skipped"`)
+				f.WriteString("answered late")
+				f.Close()
+			}
 			r := runOut{"", "", exitCode(t, cmd.Wait())}
 			if hung.Load() {
-				t.Fatalf("planc did not end on the first %v:\n%s", sig, se.String())
+				t.Fatalf("planc did not end on the first %v:\n%s", tc.sig, se.String())
 			}
 			r.stdout, r.stderr = so.String(), se.String()
 			rep := r.report(t)
-			if !rep.Canceled || len(rep.Steps) != 2 || rep.Steps[0].Status == vm.StatusSuccess || rep.Steps[1].Status == vm.StatusSuccess {
-				t.Errorf("exit %d, report %+v; want the plan canceled, no step succeeded\n%s", r.code, rep, r.stderr)
+			if !rep.Canceled || r.code != exitCanceled || len(rep.Steps) != 2 {
+				t.Fatalf("exit %d, report %+v; want the plan canceled (exit %d) with both steps\n%s", r.code, rep, exitCanceled, r.stderr)
 			}
 			for _, s := range rep.Steps {
-				if s.StepID == "wait" && deref(s.Error) != vm.ToolEnded {
-					t.Errorf("wait: %s %s; want the error %q", s.Status, deref(s.Error), vm.ToolEnded)
+				switch {
+				case s.StepID == "after":
+					if s.Status != vm.StatusSkipped || deref(s.Error) != vm.CanceledBeforeRun {
+						t.Errorf("after: %s %q; want skipped, %q", s.Status, deref(s.Error), vm.CanceledBeforeRun)
+					}
+				case tc.answer:
+					if s.Status != vm.StatusSuccess || deref(s.Output) != "answered late" {
+						t.Errorf("wait: %s, output %q, error %q; want its own result, success with the answer", s.Status, deref(s.Output), deref(s.Error))
+					}
+				case s.Status != vm.StatusFailed || deref(s.Error) != vm.ToolEnded:
+					t.Errorf("wait: %s %q; want failed, %q", s.Status, deref(s.Error), vm.ToolEnded)
 				}
 			}
 			noServerLeft(t, bin)
 		})
 	}
+}
+
+// waitTraceLine waits until the trace of the one session under dir has a
+// line containing want; after a generous bound, which only a hung or
+// broken planc reaches, it fails the test.
+func waitTraceLine(t *testing.T, dir, want string) {
+	t.Helper()
+	for end := time.Now().Add(45 * time.Second); time.Now().Before(end); {
+		traces, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*", "trace.jsonl"))
+		for _, p := range traces {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), want) {
+				return
+			}
+		}
+		syscall.Select(0, nil, nil, nil, &syscall.Timeval{Usec: 10_000})
+	}
+	t.Fatalf("no trace line with %s", want)
 }
