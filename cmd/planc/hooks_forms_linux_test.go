@@ -32,6 +32,8 @@ func hookFormSteps() map[string]string {
 		"pipe":      `bash -c "echo 'rm f/pipe' | sh"`,
 		"printf":    `bash -c "printf '%s %s\\n' rm f/printf | bash"`,
 		"source":    `bash -c ". <(echo rm f/source)"`,
+		"stdinProc": `bash -c "bash < <(echo rm f/stdinProc)"`,
+		"execProc":  `bash -c "exec < <(echo rm f/execProc); sh"`,
 		"setpriv":   `setpriv --no-new-privs rm f/setpriv`,
 		"prlimit":   `prlimit --nofile=64 rm f/prlimit`,
 		"setarch":   `setarch ` + arch + ` -R rm f/setarch`,
@@ -54,7 +56,8 @@ func hookFormSteps() map[string]string {
 
 // TestRunShellHookForms: through planc run, a deny "rm *" hook refuses
 // every form of hookFormSteps — env -S, ANSI-C quoting, trap, here-strings,
-// here-documents and pipes into a shell, source <(…), the wrappers, and a
+// here-documents and pipes into a shell, source <(…), a shell's input from
+// < <(…) (also through exec), the wrappers, and a
 // command whose name is not known (fail closed) — and every file
 // survives; the control runs the same steps without the hook, and each
 // deletes its file.

@@ -42,9 +42,12 @@ func (a *analyzer) stmt(st *syntax.Stmt, cwds []string, depth int) []string {
 	for _, r := range st.Redirs {
 		a.redirect(r, cwds, depth)
 	}
-	defer func(in input) { a.hook.stdin = in }(a.hook.stdin)
-	a.hook.stdin = a.stdinOf(st, a.hook.stdin)
+	prev := a.hook.stdin
+	a.hook.stdin = a.stdinOf(st, prev)
 	out := a.cmd(st.Cmd, cwds, depth)
+	if !keepsStdin(st) {
+		a.hook.stdin = prev
+	}
 	if st.Background || st.Coprocess {
 		return cwds
 	}
@@ -218,12 +221,47 @@ func (a *analyzer) stdinOf(st *syntax.Stmt, in input) input {
 			v, ok := heredoc(r)
 			in = input{set: true, known: ok, text: v, what: "a here-document"}
 		case syntax.RdrIn:
-			in = input{set: true, file: true}
+			if ps := procSubstIn(r.Word); ps != nil {
+				// < <(…): what the commands in it write, as for a
+				// shell given <(…) as its file (procFiles).
+				in = a.outputs(ps.Stmts, input{}, printWord(r.Word))
+			} else {
+				in = input{set: true, file: true}
+			}
 		case syntax.RdrInOut, syntax.DplIn:
 			in = input{set: true, what: printWord(r.Word)}
 		}
 	}
 	return in
+}
+
+// procSubstIn returns the process substitution <(…) that w is, or nil.
+func procSubstIn(w *syntax.Word) *syntax.ProcSubst {
+	if w == nil || len(w.Parts) != 1 {
+		return nil
+	}
+	if ps, ok := w.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+		return ps
+	}
+	return nil
+}
+
+// keepsStdin says whether the standard input st leaves is the shell's
+// from then on: after a bare exec (exec < <(…); bash reads it), and
+// after a { …; } group without a redirection of its own, whose commands
+// ran in this shell; any other command's input is its own.
+func keepsStdin(st *syntax.Stmt) bool {
+	if st.Background || st.Coprocess {
+		return false
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		w := callWords(c)
+		return len(c.Assigns) == 0 && len(w) == 1 && w[0].kind == wordExact && w[0].val == "exec"
+	case *syntax.Block:
+		return len(st.Redirs) == 0
+	}
+	return false
 }
 
 // heredoc returns the body of a here-document as the command reads it:
@@ -274,7 +312,7 @@ func (a *analyzer) procFiles(ce *syntax.CallExpr) {
 		if len(arg.Parts) != 1 {
 			continue
 		}
-		if ps, ok := arg.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+		if ps := procSubstIn(arg); ps != nil {
 			if a.hook.files == nil {
 				a.hook.files = map[string]input{}
 			}
