@@ -40,7 +40,7 @@ func TestUnknownToolPending(t *testing.T) {
 		t.Errorf("pending: %v", ds)
 	}
 	ds = Check(plan, caps.WithTools("echo"))
-	if len(ds) != 1 || ds[0].Code != "unknown-tool" || ds[0].Message != `tool "ecko" is not among the tools of the capsule (did you mean "echo"?); add an MCP server offering "ecko" to tools.mcp` {
+	if len(ds) != 1 || ds[0].Code != "unknown-tool" || ds[0].Message != `tool "ecko" is not among the tools of the capsule, which has "echo" (did you mean "echo"?); add an MCP server offering "ecko" to tools.mcp` {
 		t.Errorf("with the tools: %v", ds)
 	}
 }

@@ -122,7 +122,7 @@ func TestCapabilityFixes(t *testing.T) {
 		`b: "gp" is not in capabilities.shell.allow of .planc/capsule.json (did you mean "go"?); add "gp" to capabilities.shell.allow`,
 		`c: tool "write-file" is not among the tools of .planc/capsule.json, which has "notes"; add "write-file" to tools.builtin`,
 		`d: tool "fetch" is not among the tools of .planc/capsule.json, which has "notes"; add an MCP server offering "fetch" to tools.mcp`,
-		`e: tool "note" is not among the tools of .planc/capsule.json (did you mean "notes"?); add an MCP server offering "note" to tools.mcp`,
+		`e: tool "note" is not among the tools of .planc/capsule.json, which has "notes" (did you mean "notes"?); add an MCP server offering "note" to tools.mcp`,
 		`f: capsule "helper" matches no entry of capabilities.spawn.allow of .planc/capsule.json, so the roost will refuse to spawn it; add its namespaced name (e.g. "local/helper") to capabilities.spawn.allow`,
 		`g: capsule "twin" matches "a/twin", "b/twin" in capabilities.spawn.allow of .planc/capsule.json, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules`,
 	}
@@ -137,7 +137,7 @@ func TestCapabilityFixes(t *testing.T) {
 		`b: "gp" is not in capabilities.shell.allow of the embedded default capsule (did you mean "go"?); run planc init to make .planc/capsule.json, then add "gp" to its capabilities.shell.allow`,
 		`c: tool "write-file" is not among the tools of the embedded default capsule, which has "notes"; run planc init to make .planc/capsule.json, then add "write-file" to its tools.builtin`,
 		`d: tool "fetch" is not among the tools of the embedded default capsule, which has "notes"; run planc init to make .planc/capsule.json, then add an MCP server offering "fetch" to its tools.mcp`,
-		`e: tool "note" is not among the tools of the embedded default capsule (did you mean "notes"?); run planc init to make .planc/capsule.json, then add an MCP server offering "note" to its tools.mcp`,
+		`e: tool "note" is not among the tools of the embedded default capsule, which has "notes" (did you mean "notes"?); run planc init to make .planc/capsule.json, then add an MCP server offering "note" to its tools.mcp`,
 		`f: capsule "helper" matches no entry of capabilities.spawn.allow of the embedded default capsule, so the roost will refuse to spawn it; run planc init to make .planc/capsule.json, then add its namespaced name (e.g. "local/helper") to its capabilities.spawn.allow`,
 		`g: capsule "twin" matches "a/twin", "b/twin" in capabilities.spawn.allow of the embedded default capsule, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules`,
 	}

@@ -31,9 +31,8 @@ var ruleUnknownTool = Rule{
 			return
 		}
 		sug := ast.Suggest(s.Target, p.tools)
-		has := ""
+		var has string // the tools that exist, even beside a did-you-mean
 		switch {
-		case sug != "":
 		case len(p.tools) == 0:
 			has = ", which has no tools"
 		default:

@@ -121,7 +121,7 @@ func TestRunMCPRefusals(t *testing.T) {
 			`planc run: tool "notes" is offered by two sources, the built-in tools (tools.builtin) and MCP server "b"; a tool name must come from one source, so drop one of them from the manifest`,
 			"\n" + `tool "write" is offered by two sources, MCP server "a" and MCP server "b"; `,
 		}},
-		{"one.json", "typo.json", []string{`typo.json:1:43: error: tool "ecko" is not among the tools of one.json (did you mean "echo"?); add an MCP server offering "ecko" to tools.mcp [unknown-tool]`}},
+		{"one.json", "typo.json", []string{`typo.json:1:43: error: tool "ecko" is not among the tools of one.json, which has "crash", "echo", "fail", "notes", "read", "write" (did you mean "echo"?); add an MCP server offering "ecko" to tools.mcp [unknown-tool]`}},
 		{"one.json", "unknown.json", []string{`tool "zzz" is not among the tools of one.json, which has "crash", "echo", "fail", "notes", "read", "write"; add an MCP server offering "zzz" to tools.mcp [unknown-tool]`}},
 		{"broken.json", "plan.json", []string{`planc run: MCP server "bad" did not start: it exited (exit status 4) before it answered; its standard error ends: "broken config"` + "\n"}},
 		{"missing.json", "plan.json", []string{`planc run: MCP server "gone" did not start: cannot run "./no-such-server": no such file or directory` + "\n"}},

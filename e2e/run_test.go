@@ -125,7 +125,7 @@ func TestRunRefused(t *testing.T) {
 	if r.code != 2 || r.stdout != "" {
 		t.Fatalf("exit %d, want 2; stdout %q", r.code, r.stdout)
 	}
-	wantErr := "plan.json:2:23: error: tool \"nope\" is not among the tools of the embedded default capsule (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp [unknown-tool]\n" +
+	wantErr := "plan.json:2:23: error: tool \"nope\" is not among the tools of the embedded default capsule, which has \"compose\", \"notes\", \"read-file\", \"repo-files\", \"write-file\" (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp [unknown-tool]\n" +
 		"      {\"id\": \"a\", \"tool\": \"nope\"}\n" +
 		"                          ^~~~~~\n"
 	if r.stderr != wantErr {

@@ -169,7 +169,7 @@ func TestServeStdio(t *testing.T) {
 
 	r = c.call(t, "submit-plan", `{"id": "no", "steps": [{"id": "x", "tool": "nope"}]}`, nil)
 	wantRefused := "planc refused the plan; nothing ran. 1 error, 0 warnings (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):\n" +
-		`plan:6:15: error: tool "nope" is not among the tools of the embedded default capsule (did you mean "notes"?); run planc init to make .planc/capsule.json, then add an MCP server offering "nope" to its tools.mcp [unknown-tool]`
+		`plan:6:15: error: tool "nope" is not among the tools of the embedded default capsule, which has "compose", "notes", "read-file", "repo-files", "write-file" (did you mean "notes"?); run planc init to make .planc/capsule.json, then add an MCP server offering "nope" to its tools.mcp [unknown-tool]`
 	if ts := resultTexts(r); !r.IsError || len(ts) != 1 || ts[0] != wantRefused {
 		t.Errorf("refused: isError %v, texts %q", r.IsError, ts)
 	}

@@ -75,7 +75,7 @@ func TestSubmitRefused(t *testing.T) {
 	f := connect(t, Config{})
 	r := f.call(t, context.Background(), SubmitPlan, `{"id": "bad", "steps": [{"id": "a", "tool": "reed-file", "input": {"path": "x"}}, {"id": "b", "shell": "ls", "depends_on": ["c"]}]}`, nil)
 	want := `planc refused the plan; nothing ran. 3 errors, 0 warnings (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):
-plan:6:15: error: tool "reed-file" is not among the tools of the embedded default capsule (did you mean "read-file"?); run planc init to make .planc/capsule.json, then add an MCP server offering "reed-file" to its tools.mcp [unknown-tool]
+plan:6:15: error: tool "reed-file" is not among the tools of the embedded default capsule, which has "compose", "notes", "read-file", "repo-files", "write-file" (did you mean "read-file"?); run planc init to make .planc/capsule.json, then add an MCP server offering "reed-file" to its tools.mcp [unknown-tool]
 plan:13:16: error: "ls" is not in capabilities.shell.allow of the embedded default capsule; run planc init to make .planc/capsule.json, then add "ls" to its capabilities.shell.allow [shell-not-allowed]
 plan:15:9: error: step "b" depends on "c", which the plan does not declare; did you mean "a"? [unknown-dependency]`
 	if ts := texts(r); !r.IsError || len(ts) != 1 || ts[0] != want {
@@ -100,11 +100,11 @@ func TestCheckPlan(t *testing.T) {
 	if r.IsError {
 		t.Fatalf("isError: %q", texts(r))
 	}
-	if ts := texts(r); len(ts) != 1 || !strings.HasPrefix(ts[0], "1 error, 0 warnings; submit-plan would refuse this plan") || !strings.HasSuffix(ts[0], "\nplan:13:15: error: tool \"nope\" is not among the tools of the embedded default capsule (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp [unknown-tool]") {
+	if ts := texts(r); len(ts) != 1 || !strings.HasPrefix(ts[0], "1 error, 0 warnings; submit-plan would refuse this plan") || !strings.HasSuffix(ts[0], "\nplan:13:15: error: tool \"nope\" is not among the tools of the embedded default capsule, which has \"compose\", \"notes\", \"read-file\", \"repo-files\", \"write-file\" (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp [unknown-tool]") {
 		t.Errorf("texts %q", ts)
 	}
 	b, _ := json.Marshal(r.StructuredContent)
-	want := `{"diagnostics":[{"file":"plan","line":13,"col":15,"end_line":13,"end_col":21,"severity":"error","code":"unknown-tool","message":"tool \"nope\" is not among the tools of the embedded default capsule (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp","step":"b","suggestion":"notes"}],"errors":1,"warnings":0}`
+	want := `{"diagnostics":[{"file":"plan","line":13,"col":15,"end_line":13,"end_col":21,"severity":"error","code":"unknown-tool","message":"tool \"nope\" is not among the tools of the embedded default capsule, which has \"compose\", \"notes\", \"read-file\", \"repo-files\", \"write-file\" (did you mean \"notes\"?); run planc init to make .planc/capsule.json, then add an MCP server offering \"nope\" to its tools.mcp","step":"b","suggestion":"notes"}],"errors":1,"warnings":0}`
 	if !jsonEqual(t, b, []byte(want)) {
 		t.Errorf("structured content %s", b)
 	}

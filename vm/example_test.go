@@ -148,7 +148,7 @@ func Example_refused() {
 	}
 	fmt.Println("refused:", plan == nil)
 	// Output:
-	// hello.json:2:25: error: tool "whoam" is not among the tools of capsule.json (did you mean "whoami"?); add an MCP server offering "whoam" to tools.mcp [unknown-tool]
+	// hello.json:2:25: error: tool "whoam" is not among the tools of capsule.json, which has "greet", "whoami" (did you mean "whoami"?); add an MCP server offering "whoam" to tools.mcp [unknown-tool]
 	// hello.json:3:25: error: "ls" is not in capabilities.shell.allow of capsule.json; add "ls" to capabilities.shell.allow [shell-not-allowed]
 	// refused: true
 }
