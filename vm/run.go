@@ -125,14 +125,14 @@ type run struct {
 	endCalls context.CancelFunc
 	graceEnd chan struct{} // closed to end graceCalls' goroutine early
 	graceOut chan struct{} // closed when it has returned
-	prog    *ir.Program
-	host    Host
-	whole   WholeOutputs // host's, or nil
-	opts    Options
-	now     func() time.Time // opts.Now, or nil for the monotonic clock
-	base    time.Time        // the monotonic clock's zero
-	doneCh  <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
-	pool    pool
+	prog     *ir.Program
+	host     Host
+	whole    WholeOutputs // host's, or nil
+	opts     Options
+	now      func() time.Time // opts.Now, or nil for the monotonic clock
+	base     time.Time        // the monotonic clock's zero
+	doneCh   <-chan struct{}  // ctx.Done(), nil when ctx cannot be cancelled
+	pool     pool
 
 	res    []result
 	outs   texts        // indexed by step, nil until a step settles with an output
