@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -73,5 +74,75 @@ func TestTraceAfterRun(t *testing.T) {
 	row := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(filepath.Base(sess)) + ` +1 +e2e +failed +0 +2 +boom$`)
 	if list.code != 0 || !row.MatchString(list.stdout) {
 		t.Errorf("list: %+v", list)
+	}
+}
+
+// TestTraceSharedSessionAtOnce: two planc run share a session and run at
+// the same time plans with the same id, each waiting inside its step
+// until the other has started, so that their trace lines interleave. Every
+// line of a run names its plan's number, and planc trace list, show and
+// steps read each plan whole: completed, its own steps, no notes.
+func TestTraceSharedSessionAtOnce(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	wait := func(me, other string) string {
+		return `{"id": "twin", "steps": [{"id": "meet", "shell": "sh -c 'touch ` + me + `; while [ ! -e ` + other + ` ]; do sleep 0.01; done; echo ` + me + `'"},
+			{"id": "after-` + me + `", "shell": "echo done", "depends_on": ["meet"]}]}`
+	}
+	testkit.WriteFiles(t, dir, "capsule.json", shellCapsule, "a.json", wait("a", "b"), "b.json", wait("b", "a"))
+	shared := filepath.Join(dir, ".planc", "sessions", "shared")
+	outs := make([]runOut, 2)
+	var wg sync.WaitGroup
+	for i, plan := range []string{"a.json", "b.json"} {
+		wg.Go(func() { outs[i] = planc(t, dir, "--capsule", "capsule.json", "--session", shared, plan) })
+	}
+	wg.Wait()
+	for i, r := range outs {
+		if r.code != 0 {
+			t.Fatalf("run %d: exit %d: %s", i, r.code, r.stderr)
+		}
+	}
+	// Both step starts come before either step's end: the runs overlapped.
+	lines := testkit.TraceLines(t, filepath.Join(shared, "trace.jsonl"))
+	var order []string
+	for _, l := range lines {
+		if l["step_id"] == "meet" {
+			order = append(order, l["event"].(string))
+		}
+		if l["event"] == "session_start" || l["event"] == "trace_repaired" {
+			continue
+		}
+		n, ok := sessionfmt.PlanNumber(fmt.Sprint(l["plan_file"]))
+		if p, has := l["plan"].(float64); !has || p < 1 || l["event"] == "plan_start" && (!ok || int(p) != n) {
+			t.Errorf("line without its plan's number: %v", l)
+		}
+	}
+	if diff := cmp.Diff([]string{"plan_step_start", "plan_step_start", "plan_step", "plan_step"}, order); diff != "" {
+		t.Fatalf("the runs did not overlap (-want +got):\n%s", diff)
+	}
+
+	list := plancTrace(t, dir, "list")
+	rows := regexp.MustCompile(`(?m)^\S+ +([0-9-]+) +twin +(\S+) +0 +(\S+)`).FindAllStringSubmatch(list.stdout, -1)
+	var got []string
+	for _, m := range rows {
+		got = append(got, strings.Join(m[1:], " "))
+	}
+	if diff := cmp.Diff([]string{"1 completed 2", "2 completed 2"}, got); list.code != 0 || diff != "" {
+		t.Errorf("trace list (-want +got):\n%s\n%s%s", diff, list.stdout, list.stderr)
+	}
+	show := plancTrace(t, dir, "show", shared)
+	for _, bad := range []string{"no plan_end", "without a session_start", "no open plan_start", "unsettled", "starts again"} {
+		if strings.Contains(show.stdout+show.stderr, bad) {
+			t.Errorf("trace show says %q:\n%s%s", bad, show.stdout, show.stderr)
+		}
+	}
+	if !strings.Contains(show.stdout, "runs     2 (ok, ok)") || strings.Count(show.stdout, ": completed; 2 steps, 2 succeeded") != 2 {
+		t.Errorf("trace show:\n%s", show.stdout)
+	}
+	steps := plancTrace(t, dir, "steps", shared)
+	want := regexp.MustCompile(`(?s)^PLAN +STEP .*\ntwin \(plan-\d\) +meet +1 +success .*\ntwin \(plan-\d\) +after-[ab] +1 +success .*\ntwin \(plan-\d\) +meet +1 +success .*\ntwin \(plan-\d\) +after-[ab] +1 +success [^\n]*\n$`)
+	if steps.code != 0 || !want.MatchString(steps.stdout) || steps.stderr != "" {
+		t.Errorf("trace steps: %+v", steps)
 	}
 }

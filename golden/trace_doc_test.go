@@ -104,10 +104,14 @@ func keysOf(t *testing.T, line string) ([]string, map[string]any) {
 }
 
 // wantKeys returns the members a line of event ev with values vals must
-// have, in order: ts, event, session, then the event's fields, less those
-// documented "or absent" that the line leaves out.
+// have, in order: ts, event, session, plan when the line has it (the
+// run's plan number, documented with the common fields), then the event's
+// fields, less those documented "or absent" that the line leaves out.
 func wantKeys(d *docTrace, ev string, vals map[string]any) []string {
 	keys := []string{"ts", "event", "session"}
+	if _, ok := vals["plan"]; ok {
+		keys = append(keys, "plan")
+	}
 	for _, f := range d.fields[ev] {
 		if _, ok := vals[f]; ok || !strings.HasSuffix(d.types[ev][f], " or absent") {
 			keys = append(keys, f)
@@ -169,7 +173,13 @@ func TestTraceDoc(t *testing.T) {
 			t.Errorf("example %s: members %v, want %v", ev, keys, want)
 			continue
 		}
+		if p, ok := vals["plan"]; ok && !typeOK(p, "integer") {
+			t.Errorf("example %s: plan is %v, not an integer", ev, p)
+		}
 		for _, f := range want[3:] {
+			if f == "plan" {
+				continue
+			}
 			if typ := d.types[ev][f]; !typeOK(vals[f], typ) {
 				t.Errorf("example %s: %s is %v, documented as %q", ev, f, vals[f], typ)
 			}
@@ -205,6 +215,7 @@ func TestTraceDocWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.SessionStart("local/planc", "0.1.0", "", "")
+	tr.SetPlan(1) // every line after carries "plan": 1
 	tr.Event(vm.Event{Kind: vm.PlanStart, PlanID: "p", PlanFile: "plans/plan-1.json", Steps: 1})
 	tr.Event(vm.Event{Kind: vm.PlanStart, PlanID: "p", PlanFile: "plans/plan-1.json", Steps: 1, SHA256: "ab", Redrive: 1})
 	tr.Event(vm.Event{Kind: vm.PlanStep, PlanID: "p", StepID: "r", Status: vm.StatusSuccess, Attempt: 2, Reused: true, OutputBytes: 3})
@@ -232,6 +243,9 @@ func TestTraceDocWriters(t *testing.T) {
 		keys, vals := keysOf(t, line)
 		ev := vals["event"].(string)
 		written[ev] = true
+		if _, numbered := vals["plan"]; numbered != (ev != "trace_repaired" && ev != "session_start") || numbered && vals["plan"] != 1.0 {
+			t.Errorf("%s as written: plan %v; want 1 on every line after SetPlan", ev, vals["plan"])
+		}
 		want := wantKeys(d, ev, vals)
 		if diff := cmp.Diff(want, keys); diff != "" {
 			t.Errorf("%s as written (-docs/trace.md +session.Trace):\n%s", ev, diff)

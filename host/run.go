@@ -257,6 +257,9 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 		}
 		opts = vm.Options{PlanFile: task.Plan.Rel, PlanSHA256: hex.EncodeToString(task.Plan.SHA256[:])}
 	}
+	// From here on every trace line of this run names its plan's number:
+	// two runs sharing the session write to one trace at once.
+	task.Trace.SetPlan(task.Plan.N)
 	opts.MaxParallel = r.cfg.MaxParallel
 	opts.Abort = r.abort // a tool call's grace after the cancel ends at once
 	pf := task.Plan

@@ -225,6 +225,8 @@ func stringField(e *Event, key []byte) *string {
 // (duration_ms, an int64, is member's own case).
 func intField(e *Event, key []byte) *int {
 	switch string(key) {
+	case "plan":
+		return &e.Plan
 	case "steps":
 		return &e.Steps
 	case "attempt":

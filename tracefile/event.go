@@ -22,6 +22,12 @@ type Event struct {
 	RawTS   string    `json:"ts"`
 	Event   string    `json:"event"`
 	Session string    `json:"session"`
+	// Plan is the number of the plan whose run wrote the line
+	// (plans/plan-<n>.json), 0 on a line written before its run numbered
+	// its plan and in traces written before lines carried it. Runs that
+	// share a session write to one trace at once; the number tells their
+	// lines apart, even for plans with the same id.
+	Plan int `json:"plan"`
 
 	// session_start; delegation_start (Capsule, Version, DelegationID).
 	Capsule      string `json:"capsule"`

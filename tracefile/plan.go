@@ -102,11 +102,13 @@ func ReadPlan(dir string, n int) (*PlanRecord, error) {
 }
 
 // readPlan reads plan n's record from a trace stream. A line belongs to
-// plan n when its plan_id is that of the newest plan_start not yet ended
-// whose plan_file is sessionfmt.PlanFile(n), as FromEvents groups lines.
+// plan n when it carries the number n, or, without a number (traces
+// written before lines carried it), when its plan_id is that of the newest
+// plan_start not yet ended whose plan_file is sessionfmt.PlanFile(n), as
+// FromEvents groups lines.
 func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 	p := &PlanRecord{N: n, File: sessionfmt.PlanFile(n), byID: map[string]int{}}
-	open := map[string]int{} // plan id → number of the plan open under it
+	open := map[string]int{} // PlanKey → number of the plan open under it
 	notes, err := scan(r, &lineDecoder{lean: true}, func(e *Event) {
 		switch e.Event {
 		case sessionfmt.EventPlanStart:
@@ -114,7 +116,7 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 			if !ok {
 				num = -1
 			}
-			open[e.PlanID] = num
+			open[PlanKey(e)] = num
 			if num != n {
 				return
 			}
@@ -129,12 +131,12 @@ func readPlan(r io.Reader, n int) (*PlanRecord, error) {
 			p.Redrives = max(p.Redrives, e.Redrive, p.Runs-1)
 			p.Ended, p.Outcome = false, ""
 		case sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep, sessionfmt.EventPlanEnd:
-			if num, ok := open[e.PlanID]; !ok || num != n {
+			if num, ok := open[PlanKey(e)]; !ok || num != n {
 				return
 			}
 			if e.Event == sessionfmt.EventPlanEnd {
 				p.Ended, p.Outcome = true, e.Outcome
-				delete(open, e.PlanID)
+				delete(open, PlanKey(e))
 				return
 			}
 			s := p.step(e.StepID)

@@ -3,6 +3,7 @@ package tracefile
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ type Session struct {
 	// included.
 	Events []Event
 
-	openPlans      map[string]*Plan // plan id → the plan not yet ended
+	openPlans      map[string]*Plan // PlanKey → the plan not yet ended
 	delegationByID map[string]*Delegation
 	taskByID       map[string]*Task
 	planEntries    map[string]int // plan id → plans seen with it
@@ -56,6 +57,18 @@ type Run struct {
 	Start      time.Time
 	Ended      bool
 	ExitStatus string // session_end's exit_status; "" while not Ended
+	plan       int    // session_start's plan number, 0 when it has none
+}
+
+// PlanKey is what groups e with the other lines of its plan's run: its
+// plan number where the line has one (runs sharing a session write at
+// once, maybe plans with the same id), else its plan_id, as traces
+// written before lines carried the number are read.
+func PlanKey(e *Event) string {
+	if e.Plan > 0 {
+		return "#" + strconv.Itoa(e.Plan)
+	}
+	return e.PlanID
 }
 
 // ExitStatus returns the exit status of the session's last run and
@@ -189,27 +202,28 @@ func (s *Session) add(e *Event) {
 	}
 	switch e.Event {
 	case sessionfmt.EventSessionStart:
-		s.Runs = append(s.Runs, Run{Start: e.TS})
+		s.Runs = append(s.Runs, Run{Start: e.TS, plan: e.Plan})
 		if s.Capsule == "" {
 			s.Capsule, s.Version, s.SpawnedBy, s.DelegationID = e.Capsule, e.Version, e.SpawnedBy, e.DelegationID
 			s.Started = e.RawTS
 		}
 	case sessionfmt.EventSessionEnd:
-		if len(s.Runs) == 0 || s.Runs[len(s.Runs)-1].Ended {
+		r := s.openRun(e.Plan)
+		if r == nil {
 			s.note(e, "session_end without a session_start before it")
-			s.Runs = append(s.Runs, Run{})
+			s.Runs = append(s.Runs, Run{plan: e.Plan})
+			r = &s.Runs[len(s.Runs)-1]
 		}
-		r := &s.Runs[len(s.Runs)-1]
 		r.Ended, r.ExitStatus = true, e.ExitStatus
 	case sessionfmt.EventSpawnerEnded:
 		s.SpawnerEnded = true
 	case sessionfmt.EventPlanStart:
-		if old := s.openPlans[e.PlanID]; old != nil {
+		if old := s.openPlans[PlanKey(e)]; old != nil {
 			s.note(e, "plan %s starts again before its plan_end", quote(e.PlanID))
 		}
 		p := &Plan{ID: e.PlanID, File: e.PlanFile, StepCount: e.Steps, SHA256: e.SHA256, Redrive: e.Redrive, Started: true}
 		s.Plans = append(s.Plans, p)
-		s.openPlans[e.PlanID] = p
+		s.openPlans[PlanKey(e)] = p
 		s.planEntries[e.PlanID]++
 	case sessionfmt.EventPlanStepStart:
 		p := s.plan(e)
@@ -229,7 +243,7 @@ func (s *Session) add(e *Event) {
 		p := s.plan(e)
 		p.Ended, p.Outcome, p.FailedStep = true, e.Outcome, e.FailedStep
 		p.Succeeded, p.Failed, p.Skipped = e.Succeeded, e.Failed, e.Skipped
-		delete(s.openPlans, e.PlanID)
+		delete(s.openPlans, PlanKey(e))
 	case sessionfmt.EventProtectedPathDenied, sessionfmt.EventCallDenied:
 		p := s.plan(e)
 		p.Denials = append(p.Denials, *e)
@@ -255,16 +269,40 @@ func (s *Session) add(e *Event) {
 	}
 }
 
+// openRun returns the run a session_end of plan n closes: the newest run
+// not yet ended that started with plan n, else (or for n 0) the newest
+// run not yet ended whose session_start has no plan number (a
+// sub-capsule's session begins before its plan is numbered; old traces);
+// nil when there is none. Runs sharing the session end in any order.
+func (s *Session) openRun(n int) *Run {
+	if n > 0 {
+		for i := len(s.Runs) - 1; i >= 0; i-- {
+			if r := &s.Runs[i]; !r.Ended && r.plan == n {
+				return r
+			}
+		}
+	}
+	for i := len(s.Runs) - 1; i >= 0; i-- {
+		if r := &s.Runs[i]; !r.Ended && r.plan == 0 {
+			return r
+		}
+		if n == 0 {
+			break // as before plan numbers: the newest run only
+		}
+	}
+	return nil
+}
+
 // plan returns the open plan e belongs to, making one (with a note) when
 // the trace has no plan_start for it.
 func (s *Session) plan(e *Event) *Plan {
-	if p := s.openPlans[e.PlanID]; p != nil {
+	if p := s.openPlans[PlanKey(e)]; p != nil {
 		return p
 	}
 	s.note(e, "%s for plan %s, which has no open plan_start; shown under a plan of its own", e.Event, quote(e.PlanID))
 	p := &Plan{ID: e.PlanID}
 	s.Plans = append(s.Plans, p)
-	s.openPlans[e.PlanID] = p
+	s.openPlans[PlanKey(e)] = p
 	s.planEntries[e.PlanID]++
 	return p
 }

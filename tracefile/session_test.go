@@ -93,6 +93,58 @@ func TestFromEventsOddOrders(t *testing.T) {
 	}
 }
 
+// TestFromEventsSharedRuns: two runs share the session and write at once,
+// plans with the same id; their lines carry their plan numbers, so each
+// plan gets its own lines and each session_end its own session_start, in
+// whatever order they came. A sub-capsule's session_start, written before
+// its plan was numbered, is closed by its numbered session_end.
+func TestFromEventsSharedRuns(t *testing.T) {
+	l := func(ts float64, event string, plan int, kv ...any) string {
+		return tracetest.Line(tracetest.TS(ts), event, sid, append([]any{"plan", plan}, kv...)...)
+	}
+	start := func(ts float64, plan int) string {
+		return l(ts, "session_start", plan, "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
+	}
+	src := start(0, 1) + start(1, 2) +
+		l(2, "plan_start", 1, "plan_id", "twin", "plan_file", "plans/plan-1.json", "steps", 1) +
+		l(3, "plan_start", 2, "plan_id", "twin", "plan_file", "plans/plan-2.json", "steps", 1) +
+		l(4, "plan_step_start", 1, "plan_id", "twin", "step_id", "a", "kind", "shell", "attempt", 1) +
+		l(5, "plan_step_start", 2, "plan_id", "twin", "step_id", "a", "kind", "shell", "attempt", 1) +
+		l(6, "plan_step", 2, "plan_id", "twin", "step_id", "a", "status", "failed", "attempt", 1, "duration_ms", 1, "error", "x") +
+		l(7, "plan_end", 2, "plan_id", "twin", "outcome", "failed", "failed_step", "a", "succeeded", 0, "failed", 1, "skipped", 0) +
+		l(8, "session_end", 2, "exit_status", "failed") +
+		l(9, "plan_step", 1, "plan_id", "twin", "step_id", "a", "status", "success", "attempt", 1, "duration_ms", 3, "error", nil) +
+		l(10, "plan_end", 1, "plan_id", "twin", "outcome", "completed", "failed_step", nil, "succeeded", 1, "failed", 0, "skipped", 0) +
+		l(11, "session_end", 1, "exit_status", "ok")
+	s := tracetest.FromText(t, src)
+	if len(s.Notes) != 0 {
+		t.Errorf("notes: %v", notes(s.Notes))
+	}
+	var got []string
+	for _, p := range s.Plans {
+		for _, a := range p.Attempts {
+			got = append(got, fmt.Sprintf("%s %s %s ended=%v %s", p.Label, a.StepID, a.Status, p.Ended, p.Outcome))
+		}
+	}
+	want := []string{"twin (plan-1) a success ended=true completed", "twin (plan-2) a failed ended=true failed"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("plans (-want +got):\n%s", d)
+	}
+	if len(s.Runs) != 2 || s.Runs[0].ExitStatus != "ok" || s.Runs[1].ExitStatus != "failed" {
+		t.Errorf("runs %+v: each session_end closes its own run", s.Runs)
+	}
+
+	// A sub-capsule's session begins before its plan has a number.
+	child := tracetest.Line(tracetest.TS(0), "session_start", sid, "capsule", "c/c", "version", "0.1.0", "spawned_by", "parent", "delegation_id", "d") +
+		l(1, "plan_start", 1, "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 0) +
+		l(2, "plan_end", 1, "plan_id", "p", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0) +
+		l(3, "session_end", 1, "exit_status", "ok")
+	s = tracetest.FromText(t, child)
+	if st, ok := s.ExitStatus(); len(s.Notes) != 0 || len(s.Runs) != 1 || !ok || st != "ok" {
+		t.Errorf("child: notes %v, runs %+v", notes(s.Notes), s.Runs)
+	}
+}
+
 func TestOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := tracefile.Open(filepath.Join(dir, "missing")); err == nil {

@@ -55,6 +55,19 @@ type Trace struct {
 	// sys writes to the file: os.File.Write, which makes one write(2) of
 	// up to 1 GiB and writes the rest of a short one; tests replace it.
 	sys func(b []byte) (int, error)
+	// plan is the number of the plan this run runs, once SetPlan gave it:
+	// every line after carries it as "plan", so that readers can tell the
+	// lines of two runs sharing the session apart, even of plans with the
+	// same id.
+	plan int
+}
+
+// SetPlan numbers every line written from now on with n, the number of
+// the plan this run runs (plans/plan-<n>.json): "plan": n after session.
+func (t *Trace) SetPlan(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.plan = n
 }
 
 // OpenTrace opens the session's trace, TraceFile in its directory
@@ -258,7 +271,7 @@ func (t *Trace) own(event string, f []byte, sync bool) {
 	t.write(name, f, sync)
 }
 
-// write assembles {"ts":…,EVENT,"session":…,REST} and writes it with one
+// write assembles {"ts":…,EVENT,"session":…[,"plan":N],REST} and writes it with one
 // write(2). The caller holds t.mu.
 func (t *Trace) write(event, rest []byte, sync bool) {
 	b := t.buf[:0]
@@ -271,6 +284,10 @@ func (t *Trace) write(event, rest []byte, sync bool) {
 	b = append(b, event...)
 	b = append(b, `,"session":`...)
 	b = jsonstr.Append(b, t.session)
+	if t.plan > 0 {
+		b = append(b, `,"plan":`...)
+		b = strconv.AppendInt(b, int64(t.plan), 10)
+	}
 	if len(rest) > 0 {
 		b = append(b, ',')
 		b = append(b, rest...)

@@ -100,13 +100,13 @@ func timings(s *tracefile.Session) map[*tracefile.Plan]map[attemptKey]*timing {
 		switch e.Event {
 		case sessionfmt.EventPlanStart:
 			if next < len(started) {
-				open[e.PlanID] = started[next]
+				open[tracefile.PlanKey(e)] = started[next]
 				next++
 			}
 		case sessionfmt.EventPlanEnd:
-			delete(open, e.PlanID)
+			delete(open, tracefile.PlanKey(e))
 		case sessionfmt.EventPlanStepStart, sessionfmt.EventPlanStep:
-			p := open[e.PlanID]
+			p := open[tracefile.PlanKey(e)]
 			if p == nil || e.Attempt < 1 || e.Reused || e.TS.IsZero() {
 				continue
 			}
