@@ -79,15 +79,25 @@ var _ vm.Host = (*runHost)(nil)
 // Refuse implements vm.Host: the read_only and hook refusals, each with
 // its trace line.
 func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
-	if h.refusals == nil {
-		return nil
-	}
 	var r *protect.Refusal
-	switch c.Step.Kind {
-	case ir.KindTool:
+	switch {
+	case h.refusals == nil:
+	case c.Step.Kind == ir.KindTool:
 		r = h.refusals.Tool(c.Step.Target, c.Input, h.tools.Info(c.Step.Target))
-	case ir.KindShell:
+	case c.Step.Kind == ir.KindShell:
 		r = h.refusals.Shell(c.Step.Argv, c.Step.Target)
+	}
+	if r == nil && c.Step.Kind == ir.KindTool && h.tools.Info(c.Step.Target).Builtin {
+		// A write the path check lets pass may still land on a protected
+		// file: through a hard link made before the plan started.
+		if pe := h.tools.Builtins.Refuses(c.Step.Target, c.Input); pe != nil {
+			path := pe.Path
+			if path == "" {
+				path = pe.Protected
+			}
+			h.task.Trace.ProtectedPathDenied(c.PlanID, c.Step.ID, path)
+			return pe
+		}
 	}
 	if r == nil {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -235,7 +236,10 @@ func quoteJSON(s string) string {
 // TestAttackToolLinks: write-file through a symbolic link is refused with
 // the path to write instead, and through a hard link to a read_only file
 // or a directory above one renamed since planc started, with the
-// protected path; nothing protected changes, and a plain write lands.
+// protected path; nothing protected changes, and a plain write lands. The
+// hard link, there when the plan started, is refused before dispatch, as a
+// refusal is: a protected_path_denied line, no plan_step_start, no
+// retries.
 func TestAttackToolLinks(t *testing.T) {
 	t.Run("control", func(t *testing.T) {
 		// The hard link is the read_only file: a write through it, where
@@ -263,7 +267,7 @@ func TestAttackToolLinks(t *testing.T) {
 			"ro/secret", "secret\n", "out/v2/keep", "",
 			"plan.json", `{"id": "links", "steps": [
 				{"id": "sym", "tool": "write-file", "on_error": "continue", "input": {"path": "out/current/x.txt", "content": "x"}},
-				{"id": "hard", "tool": "write-file", "on_error": "continue", "input": {"path": "hard", "content": "pwned"}},
+				{"id": "hard", "tool": "write-file", "on_error": "continue", "retries": 2, "input": {"path": "hard", "content": "pwned"}},
 				{"id": "plain", "tool": "write-file", "input": {"path": "out/v2/x.txt", "content": "x"}}
 			]}`)
 		if err := os.Symlink("v2", filepath.Join(dir, "out", "current")); err != nil {
@@ -272,7 +276,7 @@ func TestAttackToolLinks(t *testing.T) {
 		if err := os.Link(filepath.Join(dir, "ro", "secret"), filepath.Join(dir, "hard")); err != nil {
 			t.Fatal(err)
 		}
-		r := runInode(t, conf, dir, nil, "--capsule", "capsule.json", "plan.json")
+		r := runInode(t, conf, dir, nil, "--capsule", "capsule.json", "--session", "sess", "plan.json")
 		stdout, stderr, code := r.stdout, r.stderr, r.code
 		if code != 0 {
 			t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
@@ -281,8 +285,13 @@ func TestAttackToolLinks(t *testing.T) {
 		want := map[string]string{
 			"sym": `write-file: "out/current/x.txt" goes through a symbolic link ("out/current" is one); built-in tools follow no symbolic links, ` +
 				`so that no step can redirect a write: write to the path it resolves to, "` + dir + `/out/v2/x.txt"`,
-			"hard": `write-file: refused: "hard" (as opened, "` + dir + `/hard") is a hard link to a file under the protected path "` + dir + `/ro", ` +
+			"hard": `refused: "hard" (as opened, "` + dir + `/hard") is a hard link to a file under the protected path "` + dir + `/ro", ` +
 				`which no tool call may change; write elsewhere`,
+		}
+		trace, _ := os.ReadFile(filepath.Join(dir, "sess", "trace.jsonl"))
+		denied := regexp.MustCompile(`"event":"protected_path_denied",[^\n]*"plan_id":"links","step_id":"hard","path":"` + regexp.QuoteMeta(dir) + `/hard"}`)
+		if !denied.Match(trace) || strings.Contains(string(trace), `"step_id":"hard","kind"`) { // plan_step_start's members
+			t.Errorf("hard: want a protected_path_denied line and no dispatch; trace:\n%s", trace)
 		}
 		for id, msg := range want {
 			if s := got[id]; s.Status != vm.StatusFailed || derefOr(s.Error) != msg {

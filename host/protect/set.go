@@ -250,12 +250,18 @@ func (s *Set) checkFile(fd int, name string) error {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
+	return s.checkStat(&st, name, func() string { real, _ := fdPath(fd); return real })
+}
+
+// checkStat is checkFile for the file st describes; real returns its real
+// path, for a refusal.
+func (s *Set) checkStat(st *unix.Stat_t, name string, real func() string) error {
 	if s != nil {
-		e, link := s.byID[idOf(&st)], false
+		e, link := s.byID[idOf(st)], false
 		if e == nil && st.Nlink > 1 && st.Mode&unix.S_IFMT == unix.S_IFREG && s.hasDirs {
 			// Another name of the file may lie in a protected directory.
 			s.linkOnce.Do(s.findLinks)
-			e = s.linked[idOf(&st)]
+			e = s.linked[idOf(st)]
 			link = e != nil
 			if e == nil && !s.linkedAll {
 				return fmt.Errorf("%q has other names (hard links), and the protected directories are too big to look for them all; "+
@@ -263,8 +269,7 @@ func (s *Set) checkFile(fd int, name string) error {
 			}
 		}
 		if e != nil {
-			real, _ := fdPath(fd)
-			return &ProtectedError{Name: name, Path: real, Protected: e.path, HardLink: link}
+			return &ProtectedError{Name: name, Path: real(), Protected: e.path, HardLink: link}
 		}
 	}
 	switch {

@@ -209,3 +209,49 @@ func walkBeneath(base int, rel string) (int, error) {
 
 // errSymlink is a component found to be a symbolic link by the walk.
 var errSymlink = errors.New("a symbolic link")
+
+// ProbeWrite returns the *ProtectedError OpenWrite of name beneath dir
+// would return on set because of the file that is there now — a protected
+// file, or another name (a hard link) of a file under a protected
+// directory — without opening anything for writing, so that a step can be
+// refused before it is dispatched. It returns nil when that file is not
+// protected, and when it cannot tell (no such file, a path OpenWrite
+// refuses for another reason): OpenWrite, which checks the file it opens,
+// still decides.
+func ProbeWrite(dir, name string, set *Set) *ProtectedError {
+	if set == nil {
+		return nil
+	}
+	rel, err := splitLocal(name)
+	if err != nil {
+		return nil
+	}
+	base, err := openBase(dir)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(base)
+	parentRel, leaf := filepath.Split(rel)
+	pfd, err := openBeneath(base, filepath.Clean("./"+parentRel))
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(pfd)
+	var pe *ProtectedError
+	if err := set.checkDir(pfd, leaf, rel, true, false); err != nil {
+		if errors.As(err, &pe) {
+			return pe
+		}
+		return nil
+	}
+	// Looked at, not opened: no device is opened, no FIFO waited on, and
+	// a symbolic link is the link itself, which is no regular file.
+	var st unix.Stat_t
+	if unix.Fstatat(pfd, leaf, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return nil
+	}
+	if errors.As(set.checkStat(&st, rel, func() string { return filepath.Join(dir, rel) }), &pe) {
+		return pe
+	}
+	return nil
+}

@@ -303,3 +303,48 @@ func TestOpenWriteRace(t *testing.T) {
 	t.Logf("%d writes landed in the working directory, %d were refused", wrote.Load(), refused.Load())
 	unchanged(t, dir)
 }
+
+// TestProbeWrite: ProbeWrite tells, before any write, the refusal
+// OpenWrite would give a protected file and a hard link to one, and
+// nothing for a file it may write, a file that does not exist, a link, or
+// a path that leaves dir; nothing changes.
+func TestProbeWrite(t *testing.T) {
+	dir, set := writeTree(t)
+	for _, l := range [][2]string{{"plan", "work/hard"}, {"ro/keep", "work/hardro"}, {"safe", "work/two"}} {
+		if err := os.Link(filepath.Join(dir, l[0]), filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../plan", filepath.Join(dir, "work/sym")); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"plan":        `is the protected path "` + dir + `/plan"`,
+		"ro/keep":     `is the protected path "` + dir + `/ro" or lies under it`,
+		"work/hard":   `"work/hard" (as opened, "` + dir + `/work/hard") is the protected path "` + dir + `/plan"`,
+		"work/hardro": `"work/hardro" (as opened, "` + dir + `/work/hardro") is a hard link to a file under the protected path "` + dir + `/ro"`,
+		"safe":        "",
+		"work/two":    "", // two names, neither protected
+		"work/new":    "",
+		"work/sym":    "", // a link: OpenWrite refuses it for that
+		"../outside":  "",
+	} {
+		pe := ProbeWrite(dir, name, set)
+		switch {
+		case want == "" && pe != nil:
+			t.Errorf("%s: %v; want no refusal", name, pe)
+		case want != "" && (pe == nil || !strings.Contains(pe.Error(), want)):
+			t.Errorf("%s: %v; want %s", name, pe, want)
+		}
+		if want != "" {
+			// OpenWrite refuses it the same way.
+			if _, err := OpenWrite(dir, name, os.O_WRONLY, 0, set); err == nil || pe == nil || err.Error() != pe.Error() {
+				t.Errorf("%s: OpenWrite says %v, ProbeWrite %v", name, err, pe)
+			}
+		}
+	}
+	if ProbeWrite(dir, "plan", nil) != nil {
+		t.Error("a nil set protects nothing")
+	}
+	unchanged(t, dir)
+}

@@ -315,6 +315,35 @@ func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
 	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil
 }
 
+// Refuses returns the refusal write-file would meet for the file its input
+// names as that file is now — protected, or a hard link to a protected
+// file (protect.ProbeWrite) — so that the host refuses the step before it
+// is dispatched, with the protected_path_denied line a refusal has; nil
+// for any other tool and input, and when the write would not be refused
+// so (the call still checks the file it opens).
+func (b *Builtins) Refuses(tool string, input json.RawMessage) *protect.ProtectedError {
+	if b == nil || tool != "write-file" || b.Protected == nil {
+		return nil
+	}
+	var in map[string]json.RawMessage
+	if json.Unmarshal(input, &in) != nil {
+		return nil
+	}
+	p, err := str(in, "path", false)
+	if err != nil {
+		return nil
+	}
+	root, rel, err := b.place(p)
+	if err != nil {
+		return nil
+	}
+	pe := protect.ProbeWrite(root, rel, b.Protected)
+	if pe != nil {
+		pe.Name = p
+	}
+	return pe
+}
+
 // writeBeneath writes data to rel beneath root: the file is opened with
 // protect.OpenWrite (its missing directories made with protect.MkdirAll),
 // checked with openedOK, and truncated and written only then.
