@@ -46,7 +46,14 @@ func TestTool(t *testing.T) {
 		{"save", `{"Output-File": "src/x"}`, mcp, x},
 		{"save", `{"target": "file://` + dir + `/src/x"}`, mcp, x},
 		{"save", `{"content": "src/x", "name": "src/x"}`, mcp, none},
-		{"save", `{"options": {"path": "src/x"}}`, mcp, none}, // nested: not read
+		{"save", `{"options": {"path": "src/x"}}`, mcp, x}, // nested members are read too
+		{"save", `{"files": [{"name": "a", "path": "out/a"}, {"path": "src/x"}]}`, mcp, x},
+		{"save", `{"destination_path": "src/x"}`, mcp, x},
+		{"save", `{"configFile": "src/x"}`, mcp, x},
+		{"copy", `{"from": "out/a", "to": "src/x"}`, mcp, x},
+		{"copy", `{"src": "out/a", "dst": "src/x"}`, mcp, x},
+		{"search", `{"query": "src", "pattern": "src/x", "options": {"text": "src/x"}}`, mcp, none}, // no path-named member
+		{"save", `{"path": {"value": "src/x"}}`, mcp, none},                                           // an object under a path name: its members are read
 		{"save", `{"path": 3, "paths": [1, null]}`, mcp, none},
 		{"save", `["src/x"]`, mcp, none},
 		{"save", `not json`, mcp, none},

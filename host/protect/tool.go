@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
-// PathKeys returns the names of the top-level input members a writing
-// tool's read_only check reads, sorted. A member matches when its name,
-// lowercased with "_" and "-" removed, is one of them (so "file_path",
-// "filePath" and "file-path" all match "filepath"). The member's value is
-// a string or a list of strings (others are ignored); a "file://" URL
+// PathKeys returns the names of the input members a writing tool's
+// read_only check reads, sorted. A member matches when its name,
+// lowercased with "_" and "-" removed, is one of them or ends with one of
+// pathSuffixes (so "file_path", "filePath", "file-path" and
+// "destination_path" all match), at any depth of the input: members of
+// nested objects, and of objects in lists, are read too. The member's value
+// is a string or a list of strings (others are ignored); a "file://" URL
 // counts as its path; relative paths resolve against the working
 // directory. The slice is fresh.
 func PathKeys() []string {
@@ -25,7 +28,8 @@ func PathKeys() []string {
 
 // pathKeys are the normalized member names that hold paths. "source" and
 // its kin are there because moving a file out of a protected tree changes
-// it.
+// it; "from" and "to", "src" and "dst" are how copy and move tools name
+// theirs.
 var pathKeys = map[string]bool{
 	"path": true, "paths": true, "filepath": true, "filepaths": true,
 	"file": true, "files": true, "filename": true, "filenames": true,
@@ -35,6 +39,25 @@ var pathKeys = map[string]bool{
 	"source": true, "sources": true, "sourcepath": true,
 	"dir": true, "directory": true, "dirpath": true,
 	"newpath": true, "oldpath": true,
+	"from": true, "to": true, "src": true, "dst": true,
+}
+
+// pathSuffixes end normalized member names that hold paths
+// ("destinationpath", "configfile", "workdir").
+var pathSuffixes = []string{"path", "paths", "file", "files", "filename", "filenames", "dir", "directory", "dest", "destination", "target"}
+
+// isPathKey says whether the input member k holds paths.
+func isPathKey(k string) bool {
+	norm := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+	if pathKeys[norm] {
+		return true
+	}
+	for _, suf := range pathSuffixes {
+		if strings.HasSuffix(norm, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // toolPath is one path found in a tool's input.
@@ -42,39 +65,63 @@ type toolPath struct {
 	key, path string
 }
 
-// toolPaths returns the paths in input's path-named top-level members, in
-// the order of the members' names.
+// maxPathDepth bounds how deep toolPaths reads an input (the plan's own
+// bound on nesting is lower).
+const maxPathDepth = 64
+
+// toolPaths returns the paths in input's path-named members at any depth,
+// each with its member's name as a dotted path from the top ("options.path",
+// "files.0.path"), members in the order of their names.
 func toolPaths(input []byte) []toolPath {
-	var obj map[string]json.RawMessage
-	if len(input) == 0 || json.Unmarshal(input, &obj) != nil {
+	var v any
+	if len(input) == 0 || json.Unmarshal(input, &v) != nil {
 		return nil
 	}
-	names := make([]string, 0, len(obj))
-	for k := range obj {
-		names = append(names, k)
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil
 	}
-	slices.Sort(names)
 	var out []toolPath
-	for _, k := range names {
-		norm := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
-		if !pathKeys[norm] {
-			continue
+	var walk func(prefix string, v any, depth int)
+	walk = func(prefix string, v any, depth int) {
+		if depth > maxPathDepth {
+			return
 		}
-		var one string
-		var many []any
-		switch {
-		case json.Unmarshal(obj[k], &one) == nil:
-			many = []any{one}
-		case json.Unmarshal(obj[k], &many) == nil:
-		default:
-			continue
-		}
-		for _, v := range many {
-			if s, ok := v.(string); ok && s != "" {
-				out = append(out, toolPath{key: k, path: filePath(s)})
+		switch v := v.(type) {
+		case map[string]any:
+			names := make([]string, 0, len(v))
+			for k := range v {
+				names = append(names, k)
+			}
+			slices.Sort(names)
+			for _, k := range names {
+				key := prefix + k
+				if isPathKey(k) {
+					switch x := v[k].(type) {
+					case string:
+						if x != "" {
+							out = append(out, toolPath{key: key, path: filePath(x)})
+						}
+						continue
+					case []any:
+						for _, e := range x {
+							if s, ok := e.(string); ok && s != "" {
+								out = append(out, toolPath{key: key, path: filePath(s)})
+							}
+						}
+					}
+				}
+				walk(key+".", v[k], depth+1)
+			}
+		case []any:
+			for i, e := range v {
+				if _, isStr := e.(string); !isStr {
+					walk(prefix+strconv.Itoa(i)+".", e, depth+1)
+				}
 			}
 		}
 	}
+	walk("", obj, 0)
 	return out
 }
 
