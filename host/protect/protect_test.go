@@ -53,7 +53,7 @@ func TestTool(t *testing.T) {
 		{"copy", `{"from": "out/a", "to": "src/x"}`, mcp, x},
 		{"copy", `{"src": "out/a", "dst": "src/x"}`, mcp, x},
 		{"search", `{"query": "src", "pattern": "src/x", "options": {"text": "src/x"}}`, mcp, none}, // no path-named member
-		{"save", `{"path": {"value": "src/x"}}`, mcp, none},                                           // an object under a path name: its members are read
+		{"save", `{"path": {"value": "src/x"}}`, mcp, none},                                         // an object under a path name: its members are read
 		{"save", `{"path": 3, "paths": [1, null]}`, mcp, none},
 		{"save", `["src/x"]`, mcp, none},
 		{"save", `not json`, mcp, none},
