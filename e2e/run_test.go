@@ -160,3 +160,19 @@ func TestRunRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRunReadOnlyMissing: a read_only entry that names nothing when the
+// plan starts gets one notice saying the kernel cannot hold it (often a
+// typo); the plan runs, and an entry that exists gets none.
+func TestRunReadOnlyMissing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/ro", "capabilities": {"plan": {"submit": true}, "filesystem": {"read_only": ["gen.txt", "src"]}},
+		"tools": {"builtin": ["notes"]}}`, "src/a.go", "", "plan.json", `{"id": "p", "steps": [{"id": "n", "tool": "notes", "input": {"body": "x"}}]}`)
+	r := planc(t, dir, "--capsule", "capsule.json", "plan.json")
+	want := `planc run: capabilities.filesystem.read_only: "gen.txt" (` + filepath.Join(dir, "gen.txt") + `) does not exist as the plan starts, so the kernel cannot hold it read-only; ` +
+		"only the step refusals and the tools' checks keep steps from making it: check the path, or make it before the run\n"
+	if r.code != 0 || strings.Count(r.stderr, "does not exist as the plan starts") != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant the line\n%s", r.code, r.stderr, want)
+	}
+}

@@ -1,7 +1,9 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,6 +133,23 @@ func readOnlyLinks(m *ast.Manifest, manifestDir string) error {
 		}
 	}
 	return nil
+}
+
+// readOnlyMissing returns a note for each read_only entry that names
+// nothing when the plan starts: the kernel holds read-only what exists
+// then, so such a path is protected only by its name (the step refusals,
+// the tools' checks), and a step's program that creates it is not stopped
+// (docs/security.md, "From when"). Often it is a typo.
+func readOnlyMissing(m *ast.Manifest, manifestDir string) []string {
+	var notes []string
+	for _, e := range m.Capabilities.ReadOnly {
+		abs := session.AbsPath(manifestDir, e.Name)
+		if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+			notes = append(notes, fmt.Sprintf("capabilities.filesystem.read_only: %q (%s) does not exist as the plan starts, so the kernel cannot hold it read-only; "+
+				"only the step refusals and the tools' checks keep steps from making it: check the path, or make it before the run", e.Name, abs))
+		}
+	}
+	return notes
 }
 
 // add protects p (made absolute); what is "" for a read_only entry.

@@ -280,6 +280,9 @@ func (r *run) plan(ctx context.Context, task *session.Task) (*Result, error) {
 	if err := readOnlyLinks(r.m, r.manifestDir); err != nil {
 		return nil, &RefusedError{Msg: "capabilities.filesystem.read_only: " + err.Error()}
 	}
+	for _, n := range readOnlyMissing(r.m, r.manifestDir) {
+		r.notice(n)
+	}
 	// The protected set, taken now, at plan start: the kernel holds it
 	// read-only for the steps and the capsules' commands, the built-in
 	// tools check what they open against it, and the refusals refuse a
