@@ -183,3 +183,71 @@ func TestServeClientGone(t *testing.T) {
 		t.Errorf("stdout:\n%s", so.String())
 	}
 }
+
+// TestServeStdoutClosed: a client that goes away closes the pipe planc
+// answers on. The next answer planc writes fails (EPIPE); planc is not
+// killed by SIGPIPE: it cancels the plan still running (whose shell step
+// runs to its own end, S22), writes its plan_end and session_end, says so
+// on standard error, and exits 0.
+func TestServeStdoutClosed(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/gone", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`)
+	cmd := exec.Command(plancBin(t), "serve", "--mcp", "--capsule", "capsule.json")
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = outW, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	defer cmd.Process.Kill()
+	send := func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if _, err := io.ReadFull(outR, make([]byte, 1)); err != nil { // the answer has begun
+		t.Fatal(err)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"submit-plan","arguments":{"id":"long","steps":[{"id":"wait","shell":"sh -c 'touch started; while [ ! -e go ]; do sleep 0.01; done; echo went'"}]}}}`)
+	if !testkit.Within(0, func() bool { _, err := os.Stat(filepath.Join(dir, "started")); return err == nil }) {
+		t.Fatalf("the step did not start; stderr:\n%s", stderr.String())
+	}
+	outR.Close() // the client goes away, its end of the input still open
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"submit-plan","arguments":{"id":"short","steps":[{"id":"n","tool":"notes","input":{"body":"x"}}]}}}`)
+	if !testkit.Within(0, func() bool { return strings.Contains(stderr.String(), "standard output is closed") }) {
+		t.Fatalf("no note that the client went away; stderr:\n%s", stderr.String())
+	}
+	os.WriteFile(filepath.Join(dir, "go"), nil, 0o644) // the running step may end now
+	err = cmd.Wait()
+	if st := cmd.ProcessState; st == nil || !st.Exited() || st.ExitCode() != 0 {
+		t.Fatalf("planc serve ended %v (%v), want exit 0; stderr:\n%s", st, err, stderr.String())
+	}
+	sess := oneSession(t, dir)
+	lines := testkit.TraceLines(t, filepath.Join(sess, "trace.jsonl"))
+	ends := map[string]string{}
+	var sessionEnds int
+	for _, l := range lines {
+		switch l["event"] {
+		case "plan_end":
+			ends[l["plan_id"].(string)] = l["outcome"].(string)
+		case "session_end":
+			sessionEnds++
+		}
+	}
+	if ends["long"] != "canceled" || ends["short"] == "" || sessionEnds != 2 {
+		t.Errorf("plan ends %v, %d session_end lines; want long canceled, short ended, both runs ended", ends, sessionEnds)
+	}
+}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/planc/planc/internal/interrupt"
 )
 
 // The stdio connection of `planc serve --mcp`. The SDK's IOTransport ends
@@ -61,7 +63,8 @@ type streamConn struct {
 	// line, since the AfterFunc that ends the input runs later.
 	stop context.Context
 
-	wmu sync.Mutex // one message at a time on out
+	wmu  sync.Mutex // one message at a time on out
+	gone bool       // out is a pipe no one reads any more: nothing more is written
 
 	lines   chan line         // from readLines to Read
 	queue   []jsonrpc.Message // the rest of a batch, for Read
@@ -386,13 +389,31 @@ func (c *streamConn) note(no int, r *reply) {
 	}
 }
 
-// writeLine writes data and a newline as one write.
+// writeLine writes data and a newline as one write. Once out is a pipe
+// no one reads (the client went away without closing its end of the
+// input), the input ends as its end would — the running plans are
+// cancelled and wind down, their trace ends — and nothing more is written.
 func (c *streamConn) writeLine(data []byte) error {
 	b := make([]byte, 0, len(data)+1)
 	b = append(append(b, data...), '\n')
 	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	if c.gone {
+		c.wmu.Unlock()
+		return nil
+	}
 	_, err := c.out.Write(b)
+	first := err != nil && interrupt.BrokenPipe(err) && !c.gone
+	if first {
+		c.gone = true
+	}
+	c.wmu.Unlock()
+	if first {
+		if c.notice != nil {
+			c.notice("standard output is closed: the client went away; running plans are cancelled, and nothing more is written")
+		}
+		c.endInput(io.EOF)
+		return nil
+	}
 	return err
 }
 

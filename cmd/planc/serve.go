@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/planc/planc/internal/interrupt"
 	"github.com/planc/planc/serve"
 )
 
@@ -90,6 +91,10 @@ func runServe(e *env, c *command, args []string) int {
 	if workDir != "" {
 		env = capsule.RunEnv(env.Manifest(), true)
 	}
+	// A client that goes away closes the pipe planc answers on: a write
+	// there fails (EPIPE), and ServeStream winds the plans down, rather
+	// than SIGPIPE killing planc with their traces unfinished.
+	interrupt.SurviveBrokenPipe()
 	abort := make(chan struct{})
 	srv := serve.New(serve.Config{
 		Env:          env,
