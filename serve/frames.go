@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -174,12 +175,26 @@ func decodeMessage(raw json.RawMessage) (jsonrpc.Message, *reply) {
 		return invalid(`the object has neither a "method" (a request or notification) nor an "id" with a "result" or "error" (a response)`)
 	case hasID && !validID(rawID) && string(rawID) != "null":
 		return invalid(`"id" must be a string or a number`)
+	case hasMethod && hasID && string(rawID) == "null":
+		// JSON-RPC allows it but discourages it; MCP forbids it, and the
+		// SDK would take the request for a notification and answer nothing.
+		return invalid(`"id" is null; an MCP request's id is a string or an integer (a notification has no "id")`)
+	case hasID && kindOf(rawID) == '0' && !integerID(rawID):
+		// The SDK keeps ids as 64-bit integers: 1.5 would be answered as 1.
+		return invalid(fmt.Sprintf(`"id" %s is not an integer that fits in 64 bits; give a string or an integer id`, bytes.TrimSpace(rawID)))
 	}
 	msg, err := jsonrpc.DecodeMessage(raw)
 	if err != nil {
 		return invalid(err.Error())
 	}
 	return msg, nil
+}
+
+// integerID reports whether raw, a JSON number, is an integer the SDK
+// keeps as it is: no fraction or exponent, within 64 bits.
+func integerID(raw json.RawMessage) bool {
+	_, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	return err == nil
 }
 
 // validID reports whether raw is a request id: a string or a number.

@@ -106,6 +106,13 @@ func TestDecodeMessage(t *testing.T) {
 		{in: `{"jsonrpc":"2.0","id":4,"method":5}`, id: "4", code: -32600, says: `"method" must be a string`},
 		{in: `{"jsonrpc":"2.0","id":{},"method":"ping"}`, id: "null", code: -32600, says: `"id" must be a string or a number`},
 		{in: `{"jsonrpc":"1.0","id":4,"result":{}}`, id: "null", code: -32600, says: `no "jsonrpc": "2.0"`},
+		// ids the SDK would change or drop are refused, the id given back as sent
+		{in: `{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}`},
+		{in: `{"jsonrpc":"2.0","id":null,"method":"ping"}`, id: "null", code: -32600, says: `"id" is null`},
+		{in: `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, id: "1.5", code: -32600, says: `"id" 1.5 is not an integer`},
+		{in: `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, id: "1e3", code: -32600, says: `is not an integer`},
+		{in: `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, id: "12345678901234567890", code: -32600, says: `fits in 64 bits`},
+		{in: `{"jsonrpc":"2.0","id":2.5,"result":{}}`, id: "null", code: -32600, says: `is not an integer`},
 	} {
 		msg, r := decodeMessage(json.RawMessage(c.in))
 		switch {
