@@ -27,15 +27,20 @@ func (c *conn) checkPlan(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Ca
 	_, found := env.Load(src)
 	ds := planDiags(src, found)
 	errs, warns := diag.Count(ds)
+	accept, refuse := "submit-plan would accept this plan", "submit-plan would refuse this plan"
+	if c.s.submitErr != nil {
+		// No submit-plan here to name: the capsule may not submit plans.
+		accept, refuse = "a capsule that may submit plans would accept this plan", "this plan would be refused"
+	}
 	var text string
 	switch {
 	case len(ds) == 0:
-		text = "no problems: submit-plan would accept this plan"
+		text = "no problems: " + accept
 	case errs == 0:
-		text = fmt.Sprintf("%s; submit-plan would accept this plan:\n%s", ast.Plural(warns, "warning"), diagLines(ds))
+		text = fmt.Sprintf("%s; %s:\n%s", ast.Plural(warns, "warning"), accept, diagLines(ds))
 	default:
-		text = fmt.Sprintf("%s, %s; submit-plan would refuse this plan (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):\n%s",
-			ast.Plural(errs, "error"), ast.Plural(warns, "warning"), diagLines(ds))
+		text = fmt.Sprintf("%s, %s; %s (plan:LINE:COL counts in the arguments re-indented with two spaces, one member per line):\n%s",
+			ast.Plural(errs, "error"), ast.Plural(warns, "warning"), refuse, diagLines(ds))
 	}
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},

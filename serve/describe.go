@@ -106,7 +106,7 @@ The result is the report {"plan_id", "completed", "canceled", "failed_step", "st
 
 // describeCheck is check-plan's description.
 func describeCheck(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
-	return `Check a plan without running it: every problem submit-plan would refuse the plan for, and the warnings, each as plan:LINE:COL: severity: message [code] (positions in the arguments re-indented with two spaces, one member per line). Its arguments are the plan, as for submit-plan.
+	return `Check a plan without running it: every problem a plan is refused for (by submit-plan, where this capsule offers it), and the warnings, each as plan:LINE:COL: severity: message [code] (positions in the arguments re-indented with two spaces, one member per line). Its arguments are the plan itself.
 ` + planFormat + `
 ` + offers(m, infos, listErr)
 }
@@ -172,6 +172,10 @@ func list(names []string) string {
 }
 
 // instructions are the server's instructions to a connecting client.
+// instructionsCheckOnly are the instructions of a server without
+// submit-plan (its capsule is not granted capabilities.plan.submit).
+const instructionsCheckOnly = `planc checks plans here, and runs none: this capsule is not granted capabilities.plan.submit. check-plan checks a plan without running it; list-tools lists every tool a plan may call, with its input schema. check-plan's description gives the plan format.`
+
 const instructions = `planc runs plans: submit-plan takes a whole dependency graph of tool, shell and sub-capsule steps and returns one report once every step has settled; check-plan checks a plan without running it; list-tools lists every tool a plan may call, with its input schema; resume-plan resumes a plan that did not complete, keeping the steps that succeeded. Their descriptions give the plan format.`
 
 // submitTool is the submit-plan tool.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,7 +59,15 @@ func decodeResumeArgs(raw json.RawMessage) (args resumeArgs, msg string) {
 		case json.Unmarshal(p, &f) == nil:
 			return args, fmt.Sprintf(`"plan" must be a whole number such as 1, not %s`, p)
 		case len(p) > 0 && p[0] == '"':
-			return args, fmt.Sprintf(`"plan" must be a number, not the string %s; write {"plan": %s}`, p, strings.Trim(string(p), `"`))
+			// The fix writes the string's text as the number only when it
+			// is one ({"plan": "2"}: write {"plan": 2}).
+			var str string
+			if json.Unmarshal(p, &str) == nil {
+				if k, err := strconv.Atoi(str); err == nil && k > 0 {
+					return args, fmt.Sprintf(`"plan" must be a number, not the string %s; write {"plan": %d}`, p, k)
+				}
+			}
+			return args, fmt.Sprintf(`"plan" must be a number such as 1, not the string %s`, p)
 		}
 		return args, fmt.Sprintf(`"plan" must be a number such as 1, not %s`, p)
 	}

@@ -71,7 +71,7 @@ func TestResumePlan(t *testing.T) {
 	for args, want := range map[string]string{
 		`{"plan": 7}`:   "nothing to resume: the session " + sess + " has no plan 7",
 		`{"plan": 0}`:   "plan 0 is not a plan number",
-		`{"plan": "x"}`: `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plan" must be a number, not the string "x"; write {"plan": x}`,
+		`{"plan": "x"}`: `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plan" must be a number such as 1, not the string "x"`,
 		`{"plan": "1"}`: `resume-plan takes {"plan": N}, N a plan number of this session (or {} for the last plan): "plan" must be a number, not the string "1"; write {"plan": 1}`,
 		`{"plan": 1.5}`: `"plan" must be a whole number such as 1, not 1.5`,
 		`{"plan": [1]}`: `"plan" must be a number such as 1, not [1]`,

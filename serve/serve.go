@@ -163,8 +163,12 @@ func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
 	if version == "" {
 		version = "dev"
 	}
+	instr := instructions
+	if s.submitErr != nil {
+		instr = instructionsCheckOnly
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "planc", Title: "planc plan runtime", Version: version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{Instructions: instr})
 	// The descriptions name every tool a plan may call, MCP servers'
 	// included; a listing that fails is said there, and check-plan and
 	// list-tools say why when called.

@@ -208,8 +208,12 @@ func TestNoSubmitWithoutGrant(t *testing.T) {
 		t.Fatalf("tools %v", names)
 	}
 	r := f.call(t, context.Background(), CheckPlan, `{"id": "x", "steps": [{"id": "a", "tool": "notes", "input": {"body": "b"}}]}`, nil)
-	if r.IsError || texts(r)[0] != "no problems: submit-plan would accept this plan" {
+	// No submit-plan to name, in the result or the instructions.
+	if r.IsError || texts(r)[0] != "no problems: a capsule that may submit plans would accept this plan" {
 		t.Errorf("check-plan: %v %q", r.IsError, texts(r))
+	}
+	if in := f.cs.InitializeResult().Instructions; strings.Contains(in, "submit-plan") || !strings.Contains(in, "capabilities.plan.submit") {
+		t.Errorf("instructions without submit-plan: %q", in)
 	}
 	if _, err := f.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: SubmitPlan, Arguments: map[string]any{}}); err == nil {
 		t.Error("submit-plan was called")
