@@ -268,3 +268,47 @@ func TestResumeCapsule(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeCutOutputGone: a reused success whose output was cut at 64 KiB
+// stands for the whole output in its kept file, which a later reference
+// reads. When that file is removed, or changed, the redrive runs the step
+// again, with a note, rather than hand its dependent a text that is gone
+// (docs/resume.md).
+func TestResumeCutOutputGone(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	for _, how := range []string{"removed", "changed"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			testkit.WriteFiles(t, dir, "capsule.json", resumeCapsule, "plan.json", `{"id": "cut", "steps": [
+  {"id": "big", "shell": "sh -c 'echo ran >> big.count; yes a | head -c 100000'"},
+  {"id": "gate", "shell": "sh -c 'test -f ok'", "depends_on": ["big"]},
+  {"id": "use", "tool": "notes", "input": {"body": "$big.output"}, "depends_on": ["gate"]}
+]}`)
+			if r := planc(t, dir, "--capsule", "capsule.json", "plan.json"); r.code != 1 {
+				t.Fatalf("first run: exit %d, want 1\n%s", r.code, r.stderr)
+			}
+			sess := oneSession(t, dir)
+			kept := filepath.Join(sess, "outputs", "plan-1", "big.1.txt")
+			if how == "removed" {
+				if err := os.Remove(kept); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(kept, []byte(strings.Repeat("b\n", 50000)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testkit.WriteFiles(t, dir, "ok", "")
+			r := planc(t, dir, "--capsule", "capsule.json", "--resume")
+			if r.code != 0 || !strings.Contains(r.stderr, `step "big" succeeded, but its whole output, cut in its result, is not in its kept file outputs/plan-1/big.1.txt any more (removed or changed); it runs again`) {
+				t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "big.count")); string(b) != "ran\nran\n" {
+				t.Errorf("big.count %q: big ran %d times, want 2", b, strings.Count(string(b), "ran"))
+			}
+			if b, _ := os.ReadFile(filepath.Join(sess, "notes.md")); !strings.HasPrefix(string(b), strings.Repeat("a\n", 50000)) {
+				t.Errorf("notes.md does not hold big's whole output (%d bytes)", len(b))
+			}
+		})
+	}
+}

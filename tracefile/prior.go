@@ -3,10 +3,13 @@ package tracefile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/planc/planc/internal/sessionfmt"
 )
@@ -99,18 +102,34 @@ func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 			index, indexRead = p.readIndex(), true
 		}
 		r := at(index, si)
-		if r != nil && r.HasOutput {
-			pr.Output = r.Output
-			continue
-		}
-		if !reportRead {
-			report, reportRead = p.reportOutputs(&notes), true
-		}
-		if report != nil && report[si] != nil {
-			pr.Output = *report[si]
-			continue
-		}
 		k := KeptOutput{StepID: id, Attempt: s.SettledAttempt, Path: p.outputFile(id, s.SettledAttempt)}
+		text, have := "", false
+		if r != nil && r.HasOutput {
+			text, have = r.Output, true
+		} else {
+			if !reportRead {
+				report, reportRead = p.reportOutputs(&notes), true
+			}
+			if report != nil && report[si] != nil {
+				text, have = *report[si], true
+			}
+		}
+		if have {
+			// A cut text stands for the whole output in its kept file, which
+			// references read (S20): only while the file still holds it.
+			if size := int64(-1); len(text) > sessionfmt.OutputLimit {
+				if r != nil {
+					size = r.Bytes
+				}
+				if !wholeKept(text, k.Path, size) {
+					notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its whole output, cut in its result, is not in its kept file %s any more (removed or changed); it runs again", quote(id), sessionfmt.OutputPath(p.N, id, s.SettledAttempt))})
+					pr.Status, pr.Error = "", ""
+					continue
+				}
+			}
+			pr.Output = text
+			continue
+		}
 		if r != nil {
 			if text, ok := textFromFile(r, k.Path); ok {
 				pr.Output = text
@@ -211,4 +230,23 @@ func at(index []*sessionfmt.IndexRecord, i int) *sessionfmt.IndexRecord {
 		return index[i]
 	}
 	return nil
+}
+
+// wholeKept reports whether the kept file at path still holds the whole
+// output that text, a cut result, stands for: its size is size (unless
+// size is negative) and it begins with text's uncut part.
+func wholeKept(text, path string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || size >= 0 && fi.Size() != size || fi.Size() <= sessionfmt.OutputLimit {
+		return false
+	}
+	head := make([]byte, sessionfmt.OutputLimit+utf8.UTFMax)
+	n, _ := io.ReadFull(f, head)
+	prefix := string(head[:n])
+	return strings.HasPrefix(text, prefix[:sessionfmt.CutPoint(prefix, sessionfmt.OutputLimit)])
 }
