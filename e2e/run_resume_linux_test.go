@@ -312,3 +312,35 @@ func TestResumeCutOutputGone(t *testing.T) {
 		})
 	}
 }
+
+// TestReportAfterKilledRedrive: a redrive sets the report before it aside
+// as it starts (S28); killed before its plan_end, it leaves no report of
+// its own. planc trace report then prints the set-aside one, the newest
+// kept, with a note that it is an earlier run's (docs/trace.md).
+func TestReportAfterKilledRedrive(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	const sleep = "sleep 272.818"
+	testkit.WriteFiles(t, dir, "capsule.json", resumeCapsule, "plan.json",
+		countingPlan(`test -f resumed || exit 3; touch started; exec `+sleep))
+	sess := filepath.Join(dir, ".planc", "sessions", "s")
+	if r := planc(t, dir, "--session", sess, "--capsule", "capsule.json", "plan.json"); r.code != 1 {
+		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
+	}
+	first, err := os.ReadFile(filepath.Join(sess, "reports", "plan-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.WriteFiles(t, dir, "resumed", "")
+	cmd, _, _ := startPlanc(t, dir, sess, "three", "--resume", sess, "--capsule", "capsule.json")
+	waitFile(t, filepath.Join(dir, "started"))
+	cmd.Process.Kill()
+	cmd.Wait()
+	t.Cleanup(func() { clearLeftScopes(t, sess) })
+	r := plancTrace(t, dir, "report", sess)
+	if r.code != 0 || r.stdout != string(first) ||
+		!strings.Contains(r.stderr, "plan 1's last run has no plan_end (still running, or planc died): this report is an earlier run's, reports/plan-1.redrive-0.json") {
+		t.Errorf("trace report: exit %d, stdout %q (want the first run's report), stderr %q", r.code, r.stdout, r.stderr)
+	}
+}

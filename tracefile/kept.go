@@ -327,6 +327,13 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", err
 	case !last.Ended:
+		// A redrive sets the report before it aside as it starts (S28):
+		// that one is the newest kept, the earlier run's.
+		for k := len(runs) - 2; k >= 0; k-- {
+			if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))); err == nil {
+				return b, fmt.Sprintf("plan %d's last run has no plan_end (still running, or planc died): this report is an earlier run's, %s", n, sessionfmt.RedriveReportPath(n, k)), nil
+			}
+		}
 		return nil, "", fmt.Errorf("plan %d has no report yet: its run has no plan_end (still running, or planc died; planc run --resume redrives it)", n)
 	case !keptResults(runs):
 		return nil, "", fmt.Errorf("no report was kept for plan %d: the session is from before planc kept reports (its plan_start records no sha256)", n)
