@@ -49,6 +49,7 @@ type Session struct {
 	delegationByID map[string]*Delegation
 	taskByID       map[string]*Task
 	planEntries    map[string]int // plan id → plans seen with it
+	held           map[int]bool   // plan number → its lock is held (runGone), once asked
 }
 
 // Run is one session_start, with the session_end that closed it if any: a

@@ -97,6 +97,7 @@ func TestTraceStepsJSON(t *testing.T) {
 	}
 	// Reused steps, redrives, kept outputs, an attempt still running.
 	kept := keptSession(t, t.TempDir())
+	holdPlan(t, kept, 2)
 	got = run(t, "", "trace", "steps", "--format", "json", kept)
 	if got.Code != 0 {
 		t.Fatalf("exit %d, stderr %q", got.Code, got.Stderr)

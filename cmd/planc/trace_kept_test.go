@@ -3,11 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/testkit"
 )
@@ -38,7 +40,8 @@ const (
 // leaves it (S24, S28): plan 1, "build", fails at step "test" after two
 // attempts, and its redrive reuses "fetch" and completes with test's
 // third attempt; plan 2, "deploy", has its step "ship" dispatched when
-// the trace stops (planc died), and a torn last line. Its outputs and
+// the trace stops (planc died, unless the test holds the plan's lock:
+// holdPlan), and a torn last line. Its outputs and
 // reports are at sessionfmt.OutputPath and ReportPath. It returns the
 // session directory, made under root.
 func keptSession(t *testing.T, root string) string {
@@ -86,6 +89,18 @@ func keptSession(t *testing.T, root string) string {
 		sessionfmt.RedriveReportPath(1, 0), firstReport,
 	)
 	return dir
+}
+
+// holdPlan holds the lock of plan n of the session in dir until t ends,
+// as the planc running it would (S27): its attempts without a plan_step
+// are running, not left unsettled by a planc that died.
+func holdPlan(t *testing.T, dir string, n int) {
+	t.Helper()
+	lock, err := (&session.Session{Dir: dir}).LockPlan(n, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Unlock() })
 }
 
 // oldSession writes a session from before planc kept results: a plan
@@ -159,6 +174,10 @@ func TestTraceLogsRefused(t *testing.T) {
 	sessions := filepath.Join(root, ".planc", "sessions")
 	dir := keptSession(t, sessions)
 	old := oldSession(t, sessions)
+	lock, err := (&session.Session{Dir: dir}).LockPlan(2, false) // plan 2's planc runs
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -187,6 +206,16 @@ func TestTraceLogsRefused(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 2 and %q", got.Code, got.Stdout, got.Stderr, tt.want)
 			}
 		})
+	}
+	// Once no planc holds the plan's lock, its planc died: the attempt
+	// will never end (S27), in the error and in trace steps.
+	lock.Unlock()
+	if got := run(t, "", "trace", "logs", dir, "ship"); got.Code != 2 ||
+		!strings.Contains(got.Stderr, `planc trace: no output was kept for step "ship" of plan 2: attempt 1 never ended (planc died while it ran), so its output was not kept`) {
+		t.Errorf("ship, its planc gone: exit %d, stderr:\n%s", got.Code, got.Stderr)
+	}
+	if got := run(t, "", "trace", "steps", dir); !regexp.MustCompile(`(?m)^deploy +ship +1 +unsettled +- *$`).MatchString(got.Stdout) {
+		t.Errorf("trace steps, its planc gone:\n%s", got.Stdout)
 	}
 	// A kept output gone missing: its heading says so; with none left at
 	// all, nothing is shown.
