@@ -224,15 +224,17 @@ func (s *Session) StepLogs(n int, id string, fromDefault bool) (*StepLogs, error
 // unknownStep is the error for a step plan n does not have.
 func (s *Session) unknownStep(n int, id string, ids []string, fromDefault bool) error {
 	msg := fmt.Sprintf("plan %d has no step %s", n, Clean(quote(id)))
-	if sug := ast.Suggest(id, ids); sug != "" {
-		return fmt.Errorf("%s; did you mean %s?", msg, Clean(quote(sug)))
-	}
+	// Another plan with the very step is a better answer than a near name
+	// in this one.
 	if fromDefault {
 		for _, m := range slices.Backward(s.PlanNumbers()) {
 			if m != n && slices.Contains(s.StepIDs(m), id) {
 				return fmt.Errorf("%s (the session's last plan); plan %d has it: add --plan %d", msg, m, m)
 			}
 		}
+	}
+	if sug := ast.Suggest(id, ids); sug != "" {
+		return fmt.Errorf("%s; did you mean %s?", msg, Clean(quote(sug)))
 	}
 	return fmt.Errorf("%s; planc trace steps lists the steps that ran", msg)
 }

@@ -258,3 +258,31 @@ func TestShowDenials(t *testing.T) {
 		t.Errorf("denials %+v", d)
 	}
 }
+
+// TestStepLogsOtherPlan: without --plan, a step the last plan lacks but an
+// earlier plan has is pointed to there, even when the last plan has a step
+// of a near name.
+func TestStepLogsOtherPlan(t *testing.T) {
+	dir := t.TempDir()
+	L := func(sec float64, event string, fields ...any) string {
+		return tracetest.Line(tracetest.TS(sec), event, sid, fields...)
+	}
+	tracetest.Write(t, dir, map[string]string{
+		sessionfmt.TraceFile: L(0, "plan_start", "plan_id", "one", "plan_file", "plans/plan-1.json", "steps", 2) +
+			L(0.1, "plan_end", "plan_id", "one", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0) +
+			L(1, "plan_start", "plan_id", "two", "plan_file", "plans/plan-2.json", "steps", 1) +
+			L(1.1, "plan_end", "plan_id", "two", "outcome", "completed", "failed_step", nil, "succeeded", 0, "failed", 0, "skipped", 0),
+		sessionfmt.PlanFile(1): `{"id": "one", "steps": [{"id": "a", "tool": "notes"}, {"id": "b", "tool": "notes"}]}`,
+		sessionfmt.PlanFile(2): `{"id": "two", "steps": [{"id": "a", "tool": "notes"}]}`,
+	})
+	s, err := tracefile.OpenTop(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StepLogs(2, "b", true); err == nil || err.Error() != `plan 2 has no step "b" (the session's last plan); plan 1 has it: add --plan 1` {
+		t.Errorf("StepLogs(2, b): %v", err)
+	}
+	if _, err := s.StepLogs(2, "b", false); err == nil || err.Error() != `plan 2 has no step "b"; did you mean "a"?` {
+		t.Errorf("StepLogs(2, b) with --plan: %v", err)
+	}
+}
