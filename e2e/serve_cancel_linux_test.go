@@ -251,3 +251,53 @@ func TestServeStdoutClosed(t *testing.T) {
 		t.Errorf("plan ends %v, %d session_end lines; want long canceled, short ended, both runs ended", ends, sessionEnds)
 	}
 }
+
+// TestServeNoProgressAfterCancel: once the client cancels a submit-plan
+// call, planc sends no more progress notifications with its token (MCP:
+// progress only for an active request), though the plan winds down: its
+// running step settles after the cancel, its next step is skipped.
+func TestServeNoProgressAfterCancel(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/prog", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`)
+	cmd := exec.Command(plancBin(t), "serve", "--mcp", "--capsule", "capsule.json")
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so, se lockedBuffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"tok"},"name":"submit-plan","arguments":{"id":"p","steps":[`+
+		`{"id":"wait","shell":"sh -c 'touch started; while [ ! -e go ]; do sleep 0.01; done'"},{"id":"after","tool":"notes","depends_on":["wait"],"input":{"body":"x"}}]}}}`+"\n")
+	if !testkit.Within(0, func() bool { _, err := os.Stat(filepath.Join(dir, "started")); return err == nil }) {
+		t.Fatalf("the step did not start; stderr:\n%s", se.String())
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`+"\n")
+	sess := oneSession(t, dir)
+	// The cancel has landed once the step after is skipped.
+	if !testkit.Within(0, func() bool {
+		b, _ := os.ReadFile(filepath.Join(sess, "trace.jsonl"))
+		return strings.Contains(string(b), `"step_id":"after","status":"skipped"`)
+	}) {
+		t.Fatalf("the cancel did not land; stderr:\n%s", se.String())
+	}
+	os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
+	testkit.WaitEvent(t, filepath.Join(sess, "trace.jsonl"), "session_end", 1)
+	stdin.Close() // planc exits once every call is done: its progress sent or dropped
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("planc serve: %v; stderr:\n%s", err, se.String())
+	}
+	for _, l := range strings.Split(so.String(), "\n") {
+		if strings.Contains(l, `"notifications/progress"`) {
+			t.Errorf("progress after the cancel: %s", l)
+		}
+	}
+}

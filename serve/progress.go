@@ -83,7 +83,8 @@ func (p *progress) signal() {
 }
 
 // send writes the queued notifications until close; one that fails (the
-// client gone, the request cancelled) is dropped.
+// client gone) is dropped, and none is sent once the client cancelled the
+// request.
 func (p *progress) send() {
 	defer close(p.done)
 	for {
@@ -93,6 +94,12 @@ func (p *progress) send() {
 		p.queue = nil
 		p.mu.Unlock()
 		for _, n := range batch {
+			if p.ctx.Err() != nil {
+				// The client cancelled the request: its token is no
+				// longer in use, and MCP allows progress only for an
+				// active request.
+				continue
+			}
 			_ = p.session.NotifyProgress(p.ctx, n)
 		}
 		if closed {
