@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -130,11 +131,18 @@ func tooLarge(prefix []byte, n int64, max int) *reply {
 		"invalid request: the line is %d bytes, over the %d-byte limit of one message (a plan may be 16 MiB, S5); it was skipped", n, max)
 }
 
-// notJSON answers a line that is not JSON: a parse error, id null.
+// notJSON answers a line that is not JSON: a parse error, id null. JSON
+// nested deeper than Go's decoder goes (10000 levels) is JSON all the
+// same: an invalid request, answered with its id when it comes before the
+// depth, as an oversized line's is.
 func notJSON(line []byte) *reply {
 	var v json.RawMessage
 	err := json.Unmarshal(line, &v)
 	var se *json.SyntaxError
+	if errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth") {
+		return newReply(sniffID(line[:min(len(line), sniffWindow)]), jsonrpc.CodeInvalidRequest,
+			"invalid request: the message nests deeper than the 10000 levels JSON is decoded to (a plan may nest %d, S5); it was skipped: nest less", parser.DefaultLimits().MaxDepth)
+	}
 	if errors.As(err, &se) {
 		return newReply(nullID, jsonrpc.CodeParseError, "parse error: the line is not JSON: %v at byte %d; send one JSON-RPC message per line", se, se.Offset)
 	}

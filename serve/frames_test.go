@@ -171,6 +171,22 @@ func BenchmarkFrameReaderOversized(b *testing.B) {
 	}
 }
 
+// TestNotJSONTooDeep: JSON nested past the decoder's 10000 levels is an
+// invalid request answered with its id, not a parse error with id null.
+func TestNotJSONTooDeep(t *testing.T) {
+	deep := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`
+	if json.Valid([]byte(deep)) {
+		t.Fatal("the decoder takes 20000 levels now; make the test deeper")
+	}
+	r := notJSON([]byte(deep))
+	if string(r.ID) != "7" || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, "nests deeper than the 10000 levels") {
+		t.Errorf("answered %s", r.encode())
+	}
+	if r := notJSON([]byte(`{"id":7,`)); string(r.ID) != "null" || r.Error.Code != jsonrpc.CodeParseError {
+		t.Errorf("a line cut short: %s", r.encode())
+	}
+}
+
 // FuzzFrame: whatever a line holds, it is a message or gets an answer
 // that is one JSON-RPC error response whose id is null, a string or a
 // number, and an oversized line's id is one of those too.
