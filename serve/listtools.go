@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,7 +60,19 @@ func listTool() *mcp.Tool {
 
 // listTools is the list-tools tool: the inventory as JSON text and as
 // structured content.
-func (c *conn) listTools(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (c *conn) listTools(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	// Its schema takes no member, as it says; the SDK does not hold a raw
+	// handler's arguments to it.
+	if args := arguments(req); len(args) > 0 && string(args) != "null" {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(args, &m) != nil {
+			return errorResult("list-tools takes no arguments: give {} (or none), not %s", cut(string(args), 100)), nil
+		}
+		if len(m) > 0 {
+			names := slices.Sorted(maps.Keys(m))
+			return errorResult("list-tools takes no arguments: give {} (or none), without %s", ast.QuoteList(names, "and")), nil
+		}
+	}
 	infos, err := c.s.inventory(ctx)
 	if err != nil {
 		return errorResult("planc could not list the tools of the capsule's MCP servers: %v", err), nil

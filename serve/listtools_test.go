@@ -38,6 +38,10 @@ func TestListToolsTool(t *testing.T) {
 			t.Errorf("tool %d: %+v, want %+v", i, l.Tools[i], want[i])
 		}
 	}
+	// It takes no arguments, as its schema says.
+	if r := f.call(t, context.Background(), ListTools, `{"x": 1, "all": true}`, nil); !r.IsError || texts(r)[0] != `list-tools takes no arguments: give {} (or none), without "all" and "x"` {
+		t.Errorf("list-tools with arguments: %v %q", r.IsError, texts(r))
+	}
 }
 
 // TestMCPOffersBounded: the descriptions name every MCP tool with its

@@ -167,8 +167,11 @@ func (s *Server) serve(ctx, plans context.Context, t mcp.Transport) error {
 	if s.submitErr != nil {
 		instr = instructionsCheckOnly
 	}
+	// The capabilities are what planc does: tools, whose list never
+	// changes on a connection (no listChanged), and no MCP logging (the
+	// SDK would advertise both).
 	srv := mcp.NewServer(&mcp.Implementation{Name: "planc", Title: "planc plan runtime", Version: version},
-		&mcp.ServerOptions{Instructions: instr})
+		&mcp.ServerOptions{Instructions: instr, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	// The descriptions name every tool a plan may call, MCP servers'
 	// included; a listing that fails is said there, and check-plan and
 	// list-tools say why when called.
