@@ -192,14 +192,7 @@ func TestServeClientGone(t *testing.T) {
 func TestServeStdoutClosed(t *testing.T) {
 	testkit.NeedScope(t)
 	t.Parallel()
-	dir := t.TempDir()
-	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/gone", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`)
-	cmd := exec.Command(plancBin(t), "serve", "--mcp", "--capsule", "capsule.json")
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cmd, stdin := rawServe(t)
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -259,14 +252,7 @@ func TestServeStdoutClosed(t *testing.T) {
 func TestServeNoProgressAfterCancel(t *testing.T) {
 	testkit.NeedScope(t)
 	t.Parallel()
-	dir := t.TempDir()
-	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/prog", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`)
-	cmd := exec.Command(plancBin(t), "serve", "--mcp", "--capsule", "capsule.json")
-	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, cmd, stdin := rawServe(t)
 	var so, se lockedBuffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Start(); err != nil {
@@ -300,4 +286,20 @@ func TestServeNoProgressAfterCancel(t *testing.T) {
 			t.Errorf("progress after the cancel: %s", l)
 		}
 	}
+}
+
+// rawServe makes a directory with a capsule that allows sh and notes, and
+// the planc serve --mcp command to run there, not started, with its
+// standard input as a pipe: a test drives it with raw JSON-RPC lines.
+func rawServe(t *testing.T) (dir string, cmd *exec.Cmd, stdin io.WriteCloser) {
+	t.Helper()
+	dir = t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", `{"name": "local/raw", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}}, "tools": {"builtin": ["notes"]}}`)
+	cmd = exec.Command(plancBin(t), "serve", "--mcp", "--capsule", "capsule.json")
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, cmd, stdin
 }
