@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/sessionfmt"
+	"github.com/planc/planc/internal/testkit"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/vm"
@@ -255,5 +257,55 @@ func TestTraceDocWriters(t *testing.T) {
 		if !written[ev] {
 			t.Errorf("the test wrote no %s line", ev)
 		}
+	}
+}
+
+// TestTraceDocWholeTrace: the whole trace docs/trace.md shows for
+// `planc run examples/hello.json` is the one planc writes, line for line,
+// its times, session id and durations aside.
+func TestTraceDocWholeTrace(t *testing.T) {
+	b, err := os.ReadFile(traceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "`planc run examples/hello.json` (four tool steps, run one at a time):\n\n")
+	if !ok {
+		t.Fatal("docs/trace.md has no whole trace of examples/hello.json")
+	}
+	var shown []string
+	for _, l := range strings.Split(after, "\n") {
+		if !strings.HasPrefix(l, "    {") {
+			break
+		}
+		shown = append(shown, strings.TrimPrefix(l, "    "))
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testkit.CopyTree(t, filepath.Join(root, "examples"), filepath.Join(dir, "examples"))
+	cmd := exec.Command(testkit.PlancBinary(t), "run", "--quiet", "--session", "sess", "examples/hello.json")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("planc run: %v\n%s", err, out)
+	}
+	written, err := os.ReadFile(filepath.Join(dir, "sess", "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	volatile := regexp.MustCompile(`"ts":"[^"]*"|"session":"[^"]*"|"duration_ms":\d+`)
+	norm := func(l string) string {
+		return volatile.ReplaceAllStringFunc(l, func(m string) string { k, _, _ := strings.Cut(m, ":"); return k + ":…" })
+	}
+	var got, want []string
+	for _, l := range strings.Split(strings.TrimSpace(string(written)), "\n") {
+		got = append(got, norm(l))
+	}
+	for _, l := range shown {
+		want = append(want, norm(l))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the trace of planc run examples/hello.json (-docs/trace.md +planc):\n%s", diff)
 	}
 }
