@@ -662,3 +662,46 @@ func TestAttackSubCapsuleOutsideLink(t *testing.T) {
 		}
 	})
 }
+
+// TestAttackSubCapsuleLatePlan: a sub-capsule's entrypoint plan lies in
+// the working directory and is missing when the parent's plan starts. The
+// parent's step writes it — a plan that prints the token the sub-capsule's
+// own manifest grants — and spawns the sub-capsule: the spawn is refused,
+// saying why, and the token does not appear. The control: the same plan
+// there before the run is run, and prints the token.
+func TestAttackSubCapsuleLatePlan(t *testing.T) {
+	t.Parallel()
+	env := []string{"GITHUB_TOKEN=" + githubToken}
+	forged := `{"id": "forged", "steps": [{"id": "x", "shell": "sh -c 'echo leak=$GITHUB_TOKEN'"}]}`
+	world := func(t *testing.T) string {
+		dir := inodeWorld(t)
+		testkit.WriteFiles(t, dir,
+			"roost/local/late/capsule.json", `{"name": "local/late", "capabilities": {"shell": {"allow": ["sh"], "env": {"GITHUB_TOKEN": "${GITHUB_TOKEN}"}}},
+				"entrypoint": {"plan": "../../../late.json"}}`,
+			"capsule.json", `{"name": "local/top", "capabilities": {"plan": {"submit": true}, "shell": {"allow": ["sh"]}, "spawn": {"allow": ["local/late"]}}}`,
+			"forge.sh", "cat > late.json <<'EOF'\n"+forged+"\nEOF\n")
+		return dir
+	}
+	forEachConf(t, func(t *testing.T) {
+		dir := world(t)
+		testkit.WriteFiles(t, dir, "late.json", forged, "plan.json", shSteps("c=capsule:late"))
+		r := runInode(t, attackConf{name: "control"}, dir, env, "--capsule", "capsule.json", "plan.json")
+		if out, status := stepOut(t, r, "c"); status != "success" || !strings.Contains(out, "leak="+githubToken) {
+			t.Fatalf("the control: the plan there at plan start should run and print the token: %s %q\n%s", status, out, r.stderr)
+		}
+	}, func(t *testing.T, conf attackConf) {
+		dir := world(t)
+		testkit.WriteFiles(t, dir, "plan.json", shSteps("forge=forge.sh", "c=capsule:late"))
+		r := runInode(t, conf, dir, env, "--capsule", "capsule.json", "plan.json")
+		if strings.Contains(r.stdout+r.stderr, githubToken) {
+			t.Errorf("the token leaked:\n%s\n%s", r.stdout, r.stderr)
+		}
+		if out, status := stepOut(t, r, "c"); status != "failed" || !strings.Contains(out, "the roost refuses to spawn capsule") ||
+			!strings.Contains(out, "(its entrypoint plan), which did not exist when the plan started") {
+			t.Errorf("c: %s %q; want the spawn refused for its entrypoint plan", status, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "late.json")); err != nil {
+			t.Errorf("the step did not write late.json (%v): the test proves nothing", err)
+		}
+	})
+}

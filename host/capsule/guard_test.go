@@ -27,8 +27,10 @@ func TestSpawnGuard(t *testing.T) {
 		"local/outlinked", `{"name": "local/outlinked", "entrypoint": {"command": ["sh", "tools/out-link.sh"]}}`,
 		"local/arg", `{"name": "local/arg", "tools": {"mcp": {"s": {"command": ["sh", "tools/arg.sh", "-y", "@scope/pkg"]}}}, "entrypoint": {"plan": "p.json"}}`,
 		"local/fine", `{"name": "local/fine", "entrypoint": {"command": ["sh", "tools/x.sh", "`+filepath.Join(other, "out.sh")+`", "./in-roost.sh"]}}`,
-		"local/parent", `{"name": "local/parent", "capabilities": {"spawn": {"allow": ["local/missing"]}}, "entrypoint": {"command": ["cat"]}}`)
-	testkit.WriteFiles(t, work, "tools/x.sh", "", "tools/real.sh", "", "roost/local/fine/in-roost-real.sh", "")
+		"local/parent", `{"name": "local/parent", "capabilities": {"spawn": {"allow": ["local/missing"]}}, "entrypoint": {"command": ["cat"]}}`,
+		"local/lateplan", `{"name": "local/lateplan", "entrypoint": {"plan": "../../../late.json"}}`)
+	testkit.WriteFiles(t, work, "tools/x.sh", "", "tools/real.sh", "", "roost/local/fine/in-roost-real.sh", "",
+		"roost/local/missing/p.json", `{"id": "p", "steps": []}`, "roost/local/arg/p.json", `{"id": "p", "steps": []}`)
 	testkit.WriteFiles(t, other, "real.sh", "")
 	for _, l := range [][2]string{{"real.sh", filepath.Join(work, "tools", "link.sh")}, {filepath.Join(other, "real.sh"), filepath.Join(other, "out.sh")},
 		{filepath.Join(other, "real.sh"), filepath.Join(work, "tools", "out-link.sh")},
@@ -43,15 +45,18 @@ func TestSpawnGuard(t *testing.T) {
 	}
 	defer r.Close()
 	d := &Launcher{task: &session.Task{WorkDir: work}, roost: r, roostWas: true, from: "local/top",
-		allow: []string{"local/missing", "local/linked", "local/outlinked", "local/arg", "local/fine", "local/parent"}}
+		allow: []string{"local/missing", "local/linked", "local/outlinked", "local/arg", "local/fine", "local/parent", "local/lateplan"}}
 	d.reachAtStart()
 	for name, want := range map[string]string{
 		"local/missing":   `it would run ` + work + `/tools/later.sh (the file its allowed command "./tools/later.sh" runs), which did not exist when the plan started`,
 		"local/parent":    `it would run ` + work + `/tools/later.sh (the file its allowed command "./tools/later.sh" runs of "local/missing", which it may spawn), which did not exist`,
 		"local/outlinked": `through the symbolic link ` + work + `/tools/out-link.sh in the working directory, which the plan's steps may re-point; name the file it leads to, "` + other + `/real.sh"`,
-		"local/linked":    "",
-		"local/arg":       "",
-		"local/fine":      "",
+		// its entrypoint plan, in the working directory, missing: a step
+		// could write the plan the capsule then runs under its grants
+		"local/lateplan": `it would run ` + work + `/late.json (its entrypoint plan), which did not exist when the plan started`,
+		"local/linked":   "",
+		"local/arg":      "",
+		"local/fine":     "",
 	} {
 		err := d.spawnGuard(name)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
@@ -86,5 +91,10 @@ func TestSpawnGuard(t *testing.T) {
 	testkit.WriteFiles(t, work, "tools/arg.sh", "")
 	if err := d.spawnGuard("local/arg"); err == nil || !strings.Contains(err.Error(), "which did not exist when the plan started and exists now") {
 		t.Errorf("local/arg after tools/arg.sh appeared: %v", err)
+	}
+	// The entrypoint plan written since: still refused.
+	testkit.WriteFiles(t, work, "late.json", `{"id": "forged", "steps": []}`)
+	if err := d.spawnGuard("local/lateplan"); err == nil || !strings.Contains(err.Error(), "(its entrypoint plan), which did not exist when the plan started") {
+		t.Errorf("local/lateplan after late.json appeared: %v", err)
 	}
 }

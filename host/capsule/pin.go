@@ -36,7 +36,7 @@ type Pin struct {
 	// Path was resolved from; "" for an argument.
 	Word string `json:"word,omitempty"`
 	// Kind is what the file is to the capsule: PinAllowed, PinCommand,
-	// PinCommandArg, PinServer.
+	// PinCommandArg, PinServer, PinPlan.
 	Kind string `json:"kind"`
 	// Links are the symbolic links on the way from Path, in order.
 	Links []PinLink `json:"links,omitempty"`
@@ -58,6 +58,7 @@ const (
 	PinCommand    = "command"     // the command entrypoint's executable
 	PinCommandArg = "command-arg" // a file an argument of the command names
 	PinServer     = "server"      // an MCP server's executable or a file it names
+	PinPlan       = "plan"        // the plan entrypoint's plan file
 )
 
 // pinsMagic starts the header block the launcher writes on the manifest
@@ -127,7 +128,8 @@ func travel(p string) (Pin, error) {
 // right before starting it: each allowlisted word resolved in workDir,
 // its command entrypoint's executable (resolved from the capsule's
 // directory) and the files its arguments name (from workDir), and each
-// MCP server's executable and the files its arguments name. What names
+// MCP server's executable and the files its arguments name, and its
+// entrypoint plan (from the capsule's directory). What names
 // no file now is not pinned: the spawn guard has refused what matters of
 // it (spawnGuard), and an argument is often no file.
 func pinsFor(rc *Found, workDir string) []Pin {
@@ -167,6 +169,9 @@ func pinsFor(rc *Found, workDir string) []Pin {
 		for _, a := range e.Command[1:] {
 			arg(a, workDir, PinCommandArg)
 		}
+	}
+	if e := m.Entrypoint; e != nil && e.Plan != "" {
+		arg(e.Plan, rc.Dir, PinPlan)
 	}
 	for _, srv := range m.Tools.MCP {
 		word(srv.Command[0], rc.Dir, PinServer)
@@ -238,6 +243,8 @@ func (p Pin) what() string {
 		return "a file its command entrypoint names"
 	case PinServer:
 		return "a file of its MCP server"
+	case PinPlan:
+		return "its entrypoint plan"
 	}
 	return "a file it runs"
 }

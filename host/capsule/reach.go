@@ -130,7 +130,12 @@ func (d *Launcher) reachAtStart() {
 				}
 			}
 			if e.Plan != "" {
-				add(session.AbsPath(capDir, e.Plan), "its entrypoint plan")
+				// Read, not run, but what it says runs under the
+				// capsule's grants: a file the plan could write first is
+				// refused as a command's would be.
+				p := session.AbsPath(capDir, e.Plan)
+				add(p, "its entrypoint plan")
+				d.guard(p, name, "its entrypoint plan", false)
 			}
 		}
 		for _, srv := range m.Tools.MCP {
