@@ -155,10 +155,12 @@ func TestCapsuleSteps(t *testing.T) {
 		t.Errorf("fail's stderr.txt: %q", b)
 	}
 	// The roost refuses at spawn time: the step fails, not the plan.
-	if e := deref(got["unlisted"].Error); got["unlisted"].Status != vm.StatusFailed || !strings.HasPrefix(e, `the roost refuses to spawn capsule "nobody": it is not in capabilities.spawn.allow of "local/top", which allows "local/echo", `) {
+	// Each with its fix, as the report is what a model reads.
+	if e := deref(got["unlisted"].Error); got["unlisted"].Status != vm.StatusFailed || !strings.HasPrefix(e, `the roost refuses to spawn capsule "nobody": it is not in capabilities.spawn.allow of "local/top", which allows "local/echo", `) ||
+		!strings.HasSuffix(e, `; add its namespaced name (e.g. "local/nobody") to capabilities.spawn.allow in the manifest of "local/top"`) {
 		t.Errorf("unlisted: %s", e)
 	}
-	if e := deref(got["ambiguous"].Error); e != `the roost refuses to spawn capsule "dup": it matches "local/dup" and "team/dup" in capabilities.spawn.allow of "local/top", which is ambiguous` {
+	if e := deref(got["ambiguous"].Error); e != `the roost refuses to spawn capsule "dup": it matches "local/dup" and "team/dup" in capabilities.spawn.allow of "local/top", which is ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules` {
 		t.Errorf("ambiguous: %s", e)
 	}
 

@@ -124,13 +124,16 @@ func Referee(bare, from string, allow []string) (string, error) {
 		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it names no capsule; a capsule step names the capsule by its bare name, as %q for %q", bare, entry[strings.LastIndexByte(entry, '/')+1:], entry)
 	}
 	matches := MatchSpawn(bare, allow)
+	// Each refusal a grant would lift ends with its fix, as check's
+	// capsule-not-allowed warning does (docs/manifest.md).
+	grant := fmt.Sprintf("add its namespaced name (e.g. %q) to capabilities.spawn.allow in the manifest of %q", "local/"+bare, from)
 	switch {
 	case len(matches) > 1:
-		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous", bare, ast.QuoteList(matches, "and"), from)
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it matches %s in capabilities.spawn.allow of %q, which is ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules", bare, ast.QuoteList(matches, "and"), from)
 	case len(matches) == 0 && len(allow) == 0:
-		return "", fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty)", bare, from)
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: capsule %q may spawn nothing (its capabilities.spawn.allow is empty); %s", bare, from, grant)
 	case len(matches) == 0:
-		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s", bare, from, ast.QuoteList(allow, "and"))
+		return "", fmt.Errorf("the roost refuses to spawn capsule %q: it is not in capabilities.spawn.allow of %q, which allows %s; %s", bare, from, ast.QuoteList(allow, "and"), grant)
 	}
 	name := matches[0]
 	if !ast.IsCapsuleName(name) {
