@@ -122,7 +122,7 @@ func TestRunWholeOutputTooLong(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	kept := keptOutput(t, dir, "huge", 1)
-	wantErr := `reference $huge.output: the output of step "huge" is 16777217 bytes, over the 16 MiB (16777216 bytes) a reference or a condition reads; it is kept whole at ` + kept + `: read it from there (read-file, or a shell step)`
+	wantErr := `reference $huge.output: the output of step "huge" is 16777217 bytes, over the 16 MiB (16777216 bytes) a reference or a condition reads; it is kept whole at ` + kept + `: read it from there with a shell step (read-file, too, reads at most 16 MiB)`
 	steps := r.report(t).Steps
 	if len(steps) != 3 {
 		t.Fatalf("report steps %+v", steps)

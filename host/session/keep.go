@@ -254,7 +254,7 @@ func (t *Task) WholeOutput(stepID string, attempt int, text string) (string, err
 // tooLong is the error of a reference to an output of size bytes, over
 // ReferenceLimit, kept at shown.
 func tooLong(stepID string, size int64, shown string) error {
-	return fmt.Errorf("the output of step %s is %d bytes, over the 16 MiB (%d bytes) a reference or a condition reads; it is kept whole at %s: read it from there (read-file, or a shell step)", strconv.Quote(stepID), size, ReferenceLimit, shown)
+	return fmt.Errorf("the output of step %s is %d bytes, over the 16 MiB (%d bytes) a reference or a condition reads; it is kept whole at %s: read it from there with a shell step (read-file, too, reads at most 16 MiB)", strconv.Quote(stepID), size, ReferenceLimit, shown)
 }
 
 // keepError says that an output could not be kept.
