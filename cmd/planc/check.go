@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
@@ -45,7 +46,8 @@ flags:
 
 exit status: 0 no errors, 1 at least one error (or warning, with
 --werror), 2 usage error, unreadable file, refused capsule manifest, or an
-MCP server of the manifest that did not start
+MCP server of the manifest that did not start, 130 ended by SIGINT or
+SIGTERM while it could not finish (a plan read from a FIFO no one writes)
 `,
 	run: runCheck,
 }
@@ -99,7 +101,32 @@ func runCheck(e *env, c *command, args []string) int {
 	capsule.Refresh = *refresh
 	ctx, stop := interruptible()
 	defer stop()
-	all, failures, err := capsule.CheckPaths(ctx, e.stdin, paths)
+	// Reading a plan can block for good (a FIFO no one writes, a pipe
+	// that never ends), and a read does not watch ctx: a signal then ends
+	// check at once, as it would end a check without a handler.
+	type checked struct {
+		all      []diag.Diagnostic
+		failures []string
+		err      error
+	}
+	done := make(chan checked, 1)
+	go func() {
+		var r checked
+		r.all, r.failures, r.err = capsule.CheckPaths(ctx, e.stdin, paths)
+		done <- r
+	}()
+	var r checked
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		select {
+		case r = <-done: // it ended with the signal (an MCP server's listing)
+		case <-time.After(signalWait):
+			fmt.Fprintln(e.stderr, "planc check: interrupted")
+			return exitInterrupted
+		}
+	}
+	all, failures, err := r.all, r.failures, r.err
 	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "planc check: %s\n", f)
 	}
@@ -136,3 +163,12 @@ func (e *env) writeFailed(err error) int {
 	fmt.Fprintf(e.stderr, "planc: write standard output: %v\n", err)
 	return exitUsage
 }
+
+// signalWait is how long check, given SIGINT or SIGTERM, waits for what it
+// was doing to end with it before it exits.
+const signalWait = 2 * time.Second
+
+// exitInterrupted is check's exit status when a signal ended it before the
+// check did: 128 + SIGINT's number, as a shell reports a process SIGINT
+// ended.
+const exitInterrupted = 130
