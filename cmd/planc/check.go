@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host"
@@ -101,30 +100,17 @@ func runCheck(e *env, c *command, args []string) int {
 	capsule.Refresh = *refresh
 	ctx, stop := interruptible()
 	defer stop()
-	// Reading a plan can block for good (a FIFO no one writes, a pipe
-	// that never ends), and a read does not watch ctx: a signal then ends
-	// check at once, as it would end a check without a handler.
 	type checked struct {
 		all      []diag.Diagnostic
 		failures []string
 		err      error
 	}
-	done := make(chan checked, 1)
-	go func() {
-		var r checked
+	r, ok := interruptibly(ctx, e, "check", func() (r checked) {
 		r.all, r.failures, r.err = capsule.CheckPaths(ctx, e.stdin, paths)
-		done <- r
-	}()
-	var r checked
-	select {
-	case r = <-done:
-	case <-ctx.Done():
-		select {
-		case r = <-done: // it ended with the signal (an MCP server's listing)
-		case <-time.After(signalWait):
-			fmt.Fprintln(e.stderr, "planc check: interrupted")
-			return exitInterrupted
-		}
+		return r
+	})
+	if !ok {
+		return exitInterrupted
 	}
 	all, failures, err := r.all, r.failures, r.err
 	for _, f := range failures {
@@ -164,11 +150,3 @@ func (e *env) writeFailed(err error) int {
 	return exitUsage
 }
 
-// signalWait is how long check, given SIGINT or SIGTERM, waits for what it
-// was doing to end with it before it exits.
-const signalWait = 2 * time.Second
-
-// exitInterrupted is check's exit status when a signal ended it before the
-// check did: 128 + SIGINT's number, as a shell reports a process SIGINT
-// ended.
-const exitInterrupted = 130

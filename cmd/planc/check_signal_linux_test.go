@@ -14,21 +14,25 @@ import (
 	"github.com/planc/planc/internal/testkit"
 )
 
-// TestCheckInterruptedReading: planc check blocked reading its plan (a
-// FIFO no one opens to write) ends on the first SIGINT or SIGTERM, with
-// exit status 130 and one line on standard error, rather than hang until
-// SIGKILL.
+// TestCheckInterruptedReading: planc check, graph and dump-ir blocked
+// reading the plan (a FIFO no one opens to write) end on the first SIGINT
+// or SIGTERM, with exit status 130 and one line on standard error, rather
+// than hang until SIGKILL.
 func TestCheckInterruptedReading(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		cmd string
+		sig syscall.Signal
+	}{{"check", syscall.SIGINT}, {"check", syscall.SIGTERM}, {"graph", syscall.SIGINT}, {"dump-ir", syscall.SIGTERM}} {
+		sig := tc.sig
+		t.Run(tc.cmd+"/"+sig.String(), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			fifo := filepath.Join(dir, "plan.json")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(plancBin(t), "check", "plan.json")
+			cmd := exec.Command(plancBin(t), tc.cmd, "plan.json")
 			cmd.Dir = dir
 			var se strings.Builder
 			cmd.Stderr = &se
@@ -47,7 +51,7 @@ func TestCheckInterruptedReading(t *testing.T) {
 				}
 				return false
 			}) {
-				t.Fatal("planc check never blocked in the FIFO's open")
+				t.Fatalf("planc %s never blocked in the FIFO's open", tc.cmd)
 			}
 			cmd.Process.Signal(sig)
 			// A planc that ignores the signal is killed after a generous
@@ -57,9 +61,9 @@ func TestCheckInterruptedReading(t *testing.T) {
 			defer watchdog.Stop()
 			err := cmd.Wait()
 			if hung.Load() {
-				t.Fatalf("planc check did not end on %v", sig)
+				t.Fatalf("planc %s did not end on %v", tc.cmd, sig)
 			}
-			if code := exitCode(t, err); code != exitInterrupted || se.String() != "planc check: interrupted\n" {
+			if code := exitCode(t, err); code != exitInterrupted || se.String() != "planc "+tc.cmd+": interrupted\n" {
 				t.Errorf("exit %d (%v), stderr %q; want %d and one line", code, err, se.String(), exitInterrupted)
 			}
 		})

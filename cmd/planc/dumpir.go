@@ -23,7 +23,8 @@ flags:
   --verbose        say on standard error which capsule is used
 
 exit status: 0 printed, 1 the plan is refused (diagnostics on standard
-error, as planc check prints them), 2 usage error or unreadable file
+error, as planc check prints them), 2 usage error or unreadable file, 130
+ended by SIGINT or SIGTERM while it could not finish
 `,
 	run: runDumpIR,
 }

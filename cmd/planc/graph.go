@@ -34,7 +34,8 @@ flags:
   --format FORMAT  dot (the default: Graphviz) or mermaid (a flowchart)
 
 exit status: 0 printed, 1 the plan is refused (diagnostics on standard
-error, as planc check prints them), 2 usage error or unreadable file
+error, as planc check prints them), 2 usage error or unreadable file, 130
+ended by SIGINT or SIGTERM while it could not finish
 `,
 	run: runGraph,
 }

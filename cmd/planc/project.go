@@ -8,7 +8,9 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/planc/planc/check"
 	"github.com/planc/planc/diag"
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/ir"
@@ -59,6 +61,38 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
+// signalWait is how long a command given SIGINT or SIGTERM waits for
+// what it was doing to end with it before it exits (interruptibly).
+const signalWait = 2 * time.Second
+
+// exitInterrupted is the exit status of a command a signal ended before
+// it could finish: 128 + SIGINT's number, as a shell reports a process
+// SIGINT ended.
+const exitInterrupted = 130
+
+// interruptibly returns what f returns, with ok set. Reading a plan can
+// block for good (a FIFO no one writes, a pipe that never ends), and a
+// read does not watch ctx (interruptible's): when ctx's signal comes and
+// f has not returned signalWait later, cmd says so on standard error and
+// interruptibly returns at once, ok false; f is left to end with the
+// process.
+func interruptibly[T any](ctx context.Context, e *env, cmd string, f func() T) (r T, ok bool) {
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	select {
+	case r = <-done:
+		return r, true
+	case <-ctx.Done():
+	}
+	select {
+	case r = <-done: // it ended with the signal (an MCP server's listing)
+		return r, true
+	case <-time.After(signalWait):
+		fmt.Fprintf(e.stderr, "planc %s: interrupted\n", cmd)
+		return r, false
+	}
+}
+
 // envFor is c.EnvFor with the MCP servers ended by SIGINT or SIGTERM.
 func envFor(c *capenv.Project, srcs ...[]byte) (*capenv.Env, error) {
 	ctx, stop := interruptible()
@@ -81,7 +115,19 @@ func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Pro
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	plan, all, err := c.CheckFile(ctx, e.stdin, path)
+	type checked struct {
+		plan *check.Plan
+		all  []diag.Diagnostic
+		err  error
+	}
+	r, ok := interruptibly(ctx, e, cmd, func() (r checked) {
+		r.plan, r.all, r.err = c.CheckFile(ctx, e.stdin, path)
+		return r
+	})
+	if !ok {
+		return nil, exitInterrupted
+	}
+	plan, all, err := r.plan, r.all, r.err
 	if me, ok := errors.AsType[*capenv.MCPError](err); ok {
 		return nil, e.mcpFailed(cmd, me.Err)
 	} else if err != nil {
