@@ -149,4 +149,3 @@ func (e *env) writeFailed(err error) int {
 	fmt.Fprintf(e.stderr, "planc: write standard output: %v\n", err)
 	return exitUsage
 }
-
