@@ -21,6 +21,9 @@ type Suggester struct {
 	byLen  [maxCompared + 1][]int32 // indices of known names by length
 	hist   []hist                   // each known name's histogram (names of length ≤ maxCompared)
 	budget int
+	// except, while SuggestExcept runs, is a name never suggested.
+	except    string
+	hasExcept bool
 }
 
 // maxCompared is the longest name editDistance compares: a longer one is
@@ -99,6 +102,15 @@ func (s *Suggester) spend(n int) bool {
 	return true
 }
 
+// SuggestExcept is Suggest with except left out of the known names: a
+// step that names an unknown step is not offered itself, which it may not
+// depend on or read.
+func (s *Suggester) SuggestExcept(name, except string) string {
+	s.except, s.hasExcept = except, true
+	defer func() { s.except, s.hasExcept = "", false }()
+	return s.Suggest(name)
+}
+
 // Suggest returns what Suggest(name, known) returns, or "" once the
 // budget is spent.
 func (s *Suggester) Suggest(name string) string {
@@ -135,7 +147,7 @@ func (s *Suggester) scan(name string, h *hist, idx []int32, best string, bestD i
 		canTie := bestIdx >= 0 && i < bestIdx
 		k := s.known[i]
 		lb := bagDistance(h, &s.hist[i], len(name), len(k))
-		if lb > bestD || (lb == bestD && !canTie) || k == name {
+		if lb > bestD || (lb == bestD && !canTie) || k == name || s.hasExcept && k == s.except {
 			continue
 		}
 		limit := bestD

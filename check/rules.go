@@ -95,7 +95,13 @@ func meant(s string) string {
 // unknownStep reports id, named by step s at sp, as a step the plan does
 // not declare: msg, then the closest declared id or how to fix it.
 func (p *Pass) unknownStep(r *Rule, s *ast.Step, id string, sp ast.Range, msg string) {
-	sug := p.stepSuggester().Suggest(id)
+	var sug string
+	if s != nil {
+		// Not the step itself: depending on it, or reading it, is refused too.
+		sug = p.stepSuggester().SuggestExcept(id, s.ID)
+	} else {
+		sug = p.stepSuggester().Suggest(id)
+	}
 	fix := didYouMean(sug)
 	if sug == "" {
 		fix = "; name a step declared in this plan"

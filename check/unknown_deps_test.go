@@ -117,3 +117,27 @@ func TestUnknownDependenciesBounded(t *testing.T) {
 		t.Errorf("%d unknown ids reported, %d typos left unanswered", unknown, typosUnanswered)
 	}
 }
+
+// TestUnknownStepNotItself: the did-you-mean of an unknown dependency or
+// reference never names the step that holds it, which may not depend on
+// or read itself; another step near the name is still offered.
+func TestUnknownStepNotItself(t *testing.T) {
+	caps := &check.Capabilities{Tools: []string{"notes"}}
+	for _, tc := range []struct{ src, want string }{
+		{`{"id": "p", "steps": [{"id": "x", "tool": "notes", "depends_on": ["y"]}]}`, `name a step declared in this plan`},
+		{`{"id": "p", "steps": [{"id": "x", "tool": "notes", "input": {"a": "$y.output"}}]}`, `name a step declared in this plan`},
+		{`{"id": "p", "steps": [{"id": "x", "tool": "notes", "depends_on": ["xy"]}, {"id": "yy", "tool": "notes"}]}`, `did you mean "yy"?`},
+	} {
+		plan, ds := parser.ParsePlan([]byte(tc.src), parser.DefaultLimits())
+		ds = append(ds, check.Check(plan, caps)...)
+		var msgs []string
+		for _, d := range ds {
+			if d.Code == "unknown-dependency" || d.Code == "unknown-reference" {
+				msgs = append(msgs, d.Message)
+			}
+		}
+		if len(msgs) != 1 || !strings.Contains(msgs[0], tc.want) || strings.Contains(msgs[0], `did you mean "x"`) {
+			t.Errorf("%s: %q; want one saying %q", tc.src, msgs, tc.want)
+		}
+	}
+}
