@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/internal/termtext"
 )
 
 // ruleShellOperator warns for a shell step whose command line holds an
@@ -30,7 +31,9 @@ var ruleShellOperator = Rule{
 			return
 		}
 		fix := "to have a shell read it, hand the line to one, as in \"bash -c '...'\" with the line quoted for it, and allow that shell"
-		if !strings.Contains(s.Target, "'") {
+		// The line goes into the fix as it is, to copy: not one with a
+		// character a terminal would act on (an escape, a bidi control).
+		if !strings.Contains(s.Target, "'") && !strings.ContainsFunc(s.Target, termtext.Unsafe) {
 			fix = fmt.Sprintf("to have a shell read it, write \"sh -c '%s'\" and allow sh", strings.TrimSpace(s.Target))
 		}
 		p.report(r, s, s.TargetField().Span, "",
