@@ -53,8 +53,13 @@ var ruleCapsuleNotAllowed = Rule{
 			p.report(r, s, sp, "", "capsule %q matches %s in capabilities.spawn.allow%s, so the roost will refuse it as ambiguous; keep one of them in capabilities.spawn.allow, or rename one of those capsules", s.Target, ast.QuoteList(matches, ""), p.Caps.of())
 		case len(matches) == 0:
 			sug := ast.Suggest(s.Target, p.spawnBare)
+			fix := p.Caps.grant("its namespaced name (e.g. "+strconv.Quote("local/"+s.Target)+")", "capabilities.spawn.allow")
+			if !ast.IsCapsuleName("local/" + s.Target) {
+				// No grant lifts it: no capsule has such a name.
+				fix = "no capsule can have that name (each part of a capsule's namespace/name is letters, digits, _, - and ., not starting with . or -); name a capsule of the roost"
+			}
 			p.report(r, s, sp, sug, "capsule %q matches no entry of capabilities.spawn.allow%s, so the roost will refuse to spawn it%s; %s",
-				s.Target, p.Caps.of(), meant(sug), p.Caps.grant("its namespaced name (e.g. "+strconv.Quote("local/"+s.Target)+")", "capabilities.spawn.allow"))
+				s.Target, p.Caps.of(), meant(sug), fix)
 		}
 	},
 }

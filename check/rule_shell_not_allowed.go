@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/planc/planc/ast"
 )
@@ -37,7 +39,17 @@ var ruleShellNotAllowed = Rule{
 		if sug == "" {
 			sug = ast.Suggest(bin, p.Caps.ShellAllow)
 		}
+		fix := p.Caps.grant(strconv.Quote(bin), "capabilities.shell.allow")
+		switch {
+		case bin == "":
+			// No allow entry may be empty: the fix is in the line.
+			fix = "the line's first word is empty (\"\" or ''); begin it with the program to run"
+		case strings.ContainsFunc(bin, unicode.IsSpace):
+			// Nor hold white space: quotes or a backslash made one word of
+			// what the program's name and its arguments would be.
+			fix = "its quotes or backslashes make one word of it, and no allow entry holds white space; write the program's name as a word of its own"
+		}
 		p.report(r, s, s.TargetField().Span, sug, "%q is not in capabilities.shell.allow%s%s; %s",
-			bin, p.Caps.of(), meant(sug), p.Caps.grant(strconv.Quote(bin), "capabilities.shell.allow"))
+			bin, p.Caps.of(), meant(sug), fix)
 	},
 }

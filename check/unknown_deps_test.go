@@ -141,3 +141,28 @@ func TestUnknownStepNotItself(t *testing.T) {
 		}
 	}
 }
+
+// TestFixesAManifestTakes: a refusal's fix is one the manifest would take:
+// no allow entry that is empty or holds white space, no spawn entry that
+// is no capsule name; the fix says what to change in the plan instead.
+func TestFixesAManifestTakes(t *testing.T) {
+	caps := &check.Capabilities{ShellAllow: []string{"bash"}, SpawnAllow: []string{"local/worker"}}
+	for _, tc := range []struct{ step, code, want, not string }{
+		{`{"id": "a", "shell": "bash\\ -c 'ls'"}`, "shell-not-allowed", "no allow entry holds white space", "add \"bash -c\""},
+		{`{"id": "a", "shell": "\"\" x"}`, "shell-not-allowed", "the line's first word is empty", `add ""`},
+		{`{"id": "a", "capsule": "$x.output", "input": "go"}`, "capsule-not-allowed", "no capsule can have that name", `"local/$x.output"`},
+		{`{"id": "a", "shell": "cargo test"}`, "shell-not-allowed", `add "cargo" to capabilities.shell.allow`, "white space"},
+	} {
+		plan, ds := parser.ParsePlan([]byte(`{"id": "p", "steps": [`+tc.step+`]}`), parser.DefaultLimits())
+		ds = append(ds, check.Check(plan, caps)...)
+		var msg string
+		for _, d := range ds {
+			if d.Code == tc.code {
+				msg = d.Message
+			}
+		}
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("%s: %s %q; want it to say %q, not %q", tc.step, tc.code, msg, tc.want, tc.not)
+		}
+	}
+}

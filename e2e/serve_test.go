@@ -203,7 +203,7 @@ func TestServeStdio(t *testing.T) {
 	}
 
 	r = c.call(t, "check-plan", `{"id": "c", "steps": [{"id": "x", "tool": "notes", "depends_on": ["y"]}]}`, nil)
-	if ts := resultTexts(r); r.IsError || !strings.HasSuffix(ts[0], `plan:8:9: error: step "x" depends on "y", which the plan does not declare; did you mean "x"? [unknown-dependency]`) {
+	if ts := resultTexts(r); r.IsError || !strings.HasSuffix(ts[0], `plan:8:9: error: step "x" depends on "y", which the plan does not declare; name a step declared in this plan [unknown-dependency]`) {
 		t.Errorf("check-plan: isError %v, texts %q", r.IsError, ts)
 	}
 	if se := c.stderr.String(); se != "" {
