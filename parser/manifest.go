@@ -208,7 +208,7 @@ func (p *manifestParser) entrypoint(f map[string]*ast.Member, obj *ast.Value) *a
 	if pl == nil && cm == nil {
 		p.report(CodeManifestMissingField, obj.OpenSpan(), "", "entrypoint has neither %q nor %q; add \"plan\": \"<plan file>\" or \"command\": [\"<binary>\"]", "plan", "command")
 	}
-	if s, ok := p.str(pl, "entrypoint.plan", `write "plan": "<plan file>"`); ok && p.path(pl.Value, "entrypoint.plan", s) {
+	if s, ok := p.str(pl, "entrypoint.plan", `write "plan": "<plan file>"`); ok && p.planPath(pl.Value, "entrypoint.plan", s) {
 		e.Plan, e.PlanSpan = s, p.sp(pl.Value.Span)
 	}
 	e.Command, e.CommandSpan = p.command(cm, "entrypoint.command")

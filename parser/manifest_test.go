@@ -389,7 +389,7 @@ var refusalCases = []struct {
 	}},
 	{"entrypoint empty", `{"name": "local/a", "entrypoint": {}}`, []string{"1:35 manifest-missing-field: entrypoint has neither \"plan\" nor \"command\"; add \"plan\": \"<plan file>\" or \"command\": [\"<binary>\"]"}},
 	{"entrypoint both", `{"name": "local/a", "entrypoint": {"command": ["x"], "plan": "p.json"}}`, []string{"1:54 manifest-bad-value: entrypoint has both \"plan\" and \"command\"; keep one"}},
-	{"entrypoint values", `{"name": "local/a", "entrypoint": {"plan": ""}}`, []string{"1:44 manifest-bad-value: entrypoint.plan is empty; write a path relative to the manifest's directory, or \".\" for all of it"}},
+	{"entrypoint values", `{"name": "local/a", "entrypoint": {"plan": ""}}`, []string{"1:44 manifest-bad-value: entrypoint.plan is empty; write the path of the plan file, relative to the manifest's directory (e.g. \"plan.json\")"}},
 	{"entrypoint string", `{"name": "local/a", "entrypoint": "p.json"}`, []string{"1:35 manifest-wrong-type: entrypoint must be an object, not a string; write \"entrypoint\": {\"plan\": \"<plan file>\"}"}},
 	{"all at once", "{\n  \"nam\": \"local/a\",\n  \"capabilities\": {\"shell\": {\"alow\": [\"bash\"], \"timeout\": \"soon\"}},\n  \"hooks\": [{\"on\": \"on-shel\"}]\n}", []string{
 		"1:1 manifest-missing-field: the manifest has no \"name\"; add \"name\": \"local/<capsule>\"",

@@ -29,6 +29,12 @@ func (p *manifestParser) path(v *ast.Value, path, s string) bool {
 	return p.nonEmpty(v, path, s, `write a path relative to the manifest's directory, or "." for all of it`)
 }
 
+// planPath accepts entrypoint.plan, the path of a plan file: as path, with
+// a fix for a file ("." names a directory, no plan).
+func (p *manifestParser) planPath(v *ast.Value, path, s string) bool {
+	return p.nonEmpty(v, path, s, `write the path of the plan file, relative to the manifest's directory (e.g. "plan.json")`)
+}
+
 // binaryName accepts a shell.allow entry: one word, compared exactly with a
 // shell step's first word (S14), so an entry with white space in it could
 // never match.
