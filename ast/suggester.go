@@ -21,9 +21,6 @@ type Suggester struct {
 	byLen  [maxCompared + 1][]int32 // indices of known names by length
 	hist   []hist                   // each known name's histogram (names of length ≤ maxCompared)
 	budget int
-	// except, while SuggestExcept runs, is a name never suggested.
-	except    string
-	hasExcept bool
 }
 
 // maxCompared is the longest name editDistance compares: a longer one is
@@ -106,14 +103,15 @@ func (s *Suggester) spend(n int) bool {
 // step that names an unknown step is not offered itself, which it may not
 // depend on or read.
 func (s *Suggester) SuggestExcept(name, except string) string {
-	s.except, s.hasExcept = except, true
-	defer func() { s.except, s.hasExcept = "", false }()
-	return s.Suggest(name)
+	return s.suggest(name, &except)
 }
 
 // Suggest returns what Suggest(name, known) returns, or "" once the
 // budget is spent.
-func (s *Suggester) Suggest(name string) string {
+func (s *Suggester) Suggest(name string) string { return s.suggest(name, nil) }
+
+// suggest is Suggest, never suggesting *except when except is not nil.
+func (s *Suggester) suggest(name string, except *string) string {
 	if s.budget == 0 || len(name) > maxCompared {
 		return ""
 	}
@@ -123,7 +121,7 @@ func (s *Suggester) Suggest(name string) string {
 		for _, l := range [2]int{len(name) - diff, len(name) + diff} {
 			if l >= 0 && l <= maxCompared {
 				var ok bool
-				if best, bestD, bestIdx, ok = s.scan(name, &h, s.byLen[l], best, bestD, bestIdx); !ok {
+				if best, bestD, bestIdx, ok = s.scan(name, except, &h, s.byLen[l], best, bestD, bestIdx); !ok {
 					return ""
 				}
 			}
@@ -137,9 +135,9 @@ func (s *Suggester) Suggest(name string) string {
 
 // scan looks at the known names of one length (indices idx) for one that
 // beats best, at distance bestD, index bestIdx (-1: none yet): nearer, or
-// as near and earlier in known (Suggest's tie rule). ok is false when the
-// budget ran out.
-func (s *Suggester) scan(name string, h *hist, idx []int32, best string, bestD int, bestIdx int32) (string, int, int32, bool) {
+// as near and earlier in known (Suggest's tie rule), never *except. ok is
+// false when the budget ran out.
+func (s *Suggester) scan(name string, except *string, h *hist, idx []int32, best string, bestD int, bestIdx int32) (string, int, int32, bool) {
 	for _, i := range idx {
 		if !s.spend(1) {
 			return "", 0, 0, false
@@ -147,7 +145,7 @@ func (s *Suggester) scan(name string, h *hist, idx []int32, best string, bestD i
 		canTie := bestIdx >= 0 && i < bestIdx
 		k := s.known[i]
 		lb := bagDistance(h, &s.hist[i], len(name), len(k))
-		if lb > bestD || (lb == bestD && !canTie) || k == name || s.hasExcept && k == s.except {
+		if lb > bestD || (lb == bestD && !canTie) || k == name || except != nil && k == *except {
 			continue
 		}
 		limit := bestD

@@ -80,14 +80,18 @@ var _ vm.Host = (*runHost)(nil)
 // its trace line.
 func (h *runHost) Refuse(_ context.Context, c vm.Call) error {
 	var r *protect.Refusal
+	var info protect.ToolInfo
+	if c.Step.Kind == ir.KindTool {
+		info = h.tools.Info(c.Step.Target)
+	}
 	switch {
 	case h.refusals == nil:
 	case c.Step.Kind == ir.KindTool:
-		r = h.refusals.Tool(c.Step.Target, c.Input, h.tools.Info(c.Step.Target))
+		r = h.refusals.Tool(c.Step.Target, c.Input, info)
 	case c.Step.Kind == ir.KindShell:
 		r = h.refusals.Shell(c.Step.Argv, c.Step.Target)
 	}
-	if r == nil && c.Step.Kind == ir.KindTool && h.tools.Info(c.Step.Target).Builtin {
+	if r == nil && info.Builtin {
 		// A write the path check lets pass may still land on a protected
 		// file: through a hard link made before the plan started.
 		if pe := h.tools.Builtins.Refuses(c.Step.Target, c.Input); pe != nil {

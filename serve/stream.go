@@ -402,7 +402,7 @@ func (c *streamConn) writeLine(data []byte) error {
 		return nil
 	}
 	_, err := c.out.Write(b)
-	first := err != nil && interrupt.BrokenPipe(err) && !c.gone
+	first := err != nil && interrupt.BrokenPipe(err) // c.gone was false
 	if first {
 		c.gone = true
 	}

@@ -265,18 +265,19 @@ func toolCallEndsOnCancel(t *testing.T, conf attackConf, bin string) {
 }
 
 // waitTraceLine waits until the trace of the one session under dir has a
-// line containing want; after a generous bound, which only a hung or
+// line containing want; past testkit's patience, which only a hung or
 // broken planc reaches, it fails the test.
 func waitTraceLine(t *testing.T, dir, want string) {
 	t.Helper()
-	for end := time.Now().Add(45 * time.Second); time.Now().Before(end); {
+	if !testkit.Within(0, func() bool {
 		traces, _ := filepath.Glob(filepath.Join(dir, ".planc", "sessions", "*", "trace.jsonl"))
 		for _, p := range traces {
 			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), want) {
-				return
+				return true
 			}
 		}
-		syscall.Select(0, nil, nil, nil, &syscall.Timeval{Usec: 10_000})
+		return false
+	}) {
+		t.Fatalf("no trace line with %s", want)
 	}
-	t.Fatalf("no trace line with %s", want)
 }

@@ -100,19 +100,11 @@ func runCheck(e *env, c *command, args []string) int {
 	capsule.Refresh = *refresh
 	ctx, stop := interruptible()
 	defer stop()
-	type checked struct {
-		all      []diag.Diagnostic
-		failures []string
-		err      error
-	}
-	r, ok := interruptibly(ctx, e, "check", func() (r checked) {
-		r.all, r.failures, r.err = capsule.CheckPaths(ctx, e.stdin, paths)
-		return r
-	})
-	if !ok {
+	var all []diag.Diagnostic
+	var failures []string
+	if !interruptibly(ctx, e, "check", func() { all, failures, err = capsule.CheckPaths(ctx, e.stdin, paths) }) {
 		return exitInterrupted
 	}
-	all, failures, err := r.all, r.failures, r.err
 	for _, f := range failures {
 		fmt.Fprintf(e.stderr, "planc check: %s\n", f)
 	}

@@ -70,26 +70,26 @@ const signalWait = 2 * time.Second
 // SIGINT ended.
 const exitInterrupted = 130
 
-// interruptibly returns what f returns, with ok set. Reading a plan can
-// block for good (a FIFO no one writes, a pipe that never ends), and a
-// read does not watch ctx (interruptible's): when ctx's signal comes and
-// f has not returned signalWait later, cmd says so on standard error and
-// interruptibly returns at once, ok false; f is left to end with the
-// process.
-func interruptibly[T any](ctx context.Context, e *env, cmd string, f func() T) (r T, ok bool) {
-	done := make(chan T, 1)
-	go func() { done <- f() }()
+// interruptibly runs f and reports true once it has returned. Reading a
+// plan can block for good (a FIFO no one writes, a pipe that never ends),
+// and a read does not watch ctx (interruptible's): when ctx's signal comes
+// and f has not returned signalWait later, cmd says so on standard error
+// and interruptibly returns false at once, f left to end with the process
+// (the caller reads nothing f writes then).
+func interruptibly(ctx context.Context, e *env, cmd string, f func()) bool {
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
 	select {
-	case r = <-done:
-		return r, true
+	case <-done:
+		return true
 	case <-ctx.Done():
 	}
 	select {
-	case r = <-done: // it ended with the signal (an MCP server's listing)
-		return r, true
+	case <-done: // it ended with the signal (an MCP server's listing)
+		return true
 	case <-time.After(signalWait):
 		fmt.Fprintf(e.stderr, "planc %s: interrupted\n", cmd)
-		return r, false
+		return false
 	}
 }
 
@@ -115,19 +115,12 @@ func (e *env) lowerChecked(cmd, flag string, verbose bool, path string) (*ir.Pro
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	type checked struct {
-		plan *check.Plan
-		all  []diag.Diagnostic
-		err  error
-	}
-	r, ok := interruptibly(ctx, e, cmd, func() (r checked) {
-		r.plan, r.all, r.err = c.CheckFile(ctx, e.stdin, path)
-		return r
-	})
-	if !ok {
+	var plan *check.Plan
+	var all []diag.Diagnostic
+	var err error
+	if !interruptibly(ctx, e, cmd, func() { plan, all, err = c.CheckFile(ctx, e.stdin, path) }) {
 		return nil, exitInterrupted
 	}
-	plan, all, err := r.plan, r.all, r.err
 	if me, ok := errors.AsType[*capenv.MCPError](err); ok {
 		return nil, e.mcpFailed(cmd, me.Err)
 	} else if err != nil {

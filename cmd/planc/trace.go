@@ -109,12 +109,12 @@ type traceArgs struct {
 	olderThan string
 }
 
-// runTrace implements planc trace.
 // A run whose planc died is told from one still running by its plan's
 // lock (S27): the trace views show its unsettled attempts as unsettled,
 // not running.
 func init() { tracefile.PlanHeld = session.PlanHeld }
 
+// runTrace implements planc trace.
 func runTrace(e *env, c *command, args []string) int {
 	a, status, ok := parseTraceArgs(e, c, args)
 	switch {

@@ -58,19 +58,9 @@ func splitLocal(name string) (string, error) {
 // file only in a directory already checked. A nil set protects nothing,
 // but the other rules hold.
 func OpenWrite(dir, name string, flag int, perm os.FileMode, set *Set) (*os.File, error) {
-	rel, err := splitLocal(name)
+	pfd, rel, leaf, err := openParent(dir, name)
 	if err != nil {
 		return nil, err
-	}
-	base, err := openBase(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unix.Close(base)
-	parentRel, leaf := filepath.Split(rel)
-	pfd, err := openBeneath(base, filepath.Clean("./"+parentRel))
-	if err != nil {
-		return nil, walkError(dir, rel, err)
 	}
 	defer unix.Close(pfd)
 	appending := flag&os.O_APPEND != 0 && flag&os.O_TRUNC == 0
@@ -107,6 +97,26 @@ func OpenWrite(dir, name string, flag int, perm os.FileMode, set *Set) (*os.File
 		}
 	}
 	return os.NewFile(uintptr(fd), filepath.Join(dir, rel)), nil
+}
+
+// openParent opens, beneath dir and following no symbolic link
+// (openBeneath), the directory that name, a local path, lies in, for
+// OpenWrite and ProbeWrite: its descriptor, which the caller closes, name
+// as a cleaned local path, and its last component.
+func openParent(dir, name string) (pfd int, rel, leaf string, err error) {
+	if rel, err = splitLocal(name); err != nil {
+		return -1, "", "", err
+	}
+	base, err := openBase(dir)
+	if err != nil {
+		return -1, "", "", err
+	}
+	defer unix.Close(base)
+	parentRel, leaf := filepath.Split(rel)
+	if pfd, err = openBeneath(base, filepath.Clean("./"+parentRel)); err != nil {
+		return -1, "", "", walkError(dir, rel, err)
+	}
+	return pfd, rel, leaf, nil
 }
 
 // MkdirAll makes name, a local path beneath dir, and every directory
@@ -222,17 +232,7 @@ func ProbeWrite(dir, name string, set *Set) *ProtectedError {
 	if set == nil {
 		return nil
 	}
-	rel, err := splitLocal(name)
-	if err != nil {
-		return nil
-	}
-	base, err := openBase(dir)
-	if err != nil {
-		return nil
-	}
-	defer unix.Close(base)
-	parentRel, leaf := filepath.Split(rel)
-	pfd, err := openBeneath(base, filepath.Clean("./"+parentRel))
+	pfd, rel, leaf, err := openParent(dir, name)
 	if err != nil {
 		return nil
 	}

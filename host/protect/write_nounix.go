@@ -191,6 +191,6 @@ func outsideBase(full string) (dir, rel string) {
 	return root, strings.TrimPrefix(full[len(vol):], string(filepath.Separator))
 }
 
-// ProbeWrite is OpenWrite's refusal on set of the file name beneath dir
-// is now, told before the write; here OpenWrite alone decides (nil).
+// ProbeWrite tells OpenWrite's refusal before the write on Unix; here
+// OpenWrite alone decides, and ProbeWrite returns nil.
 func ProbeWrite(dir, name string, set *Set) *ProtectedError { return nil }
