@@ -1,6 +1,11 @@
 package check
 
-import "github.com/planc/planc/ast"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/planc/planc/ast"
+)
 
 // ruleReferenceLikeText warns for a string in input that contains something
 // shaped like a reference without being one as a whole (S6): "see
@@ -24,11 +29,18 @@ var ruleReferenceLikeText = Rule{
 				return true
 			}
 			if n, id, bad, ok := ast.UnreferenceableRef(v.Str); ok && n == len(v.Str) {
-				fix := "name a step whose id uses only those characters"
 				if p.byID.lookup(id) >= 0 {
-					fix = "rename step " + ast.QuoteList([]string{id}, "") + " with those characters"
+					p.report(r, s, v.Span, "", "%q is not a reference and stays plain text: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); rename step %s with those characters", v.Str, id, bad, ast.QuoteList([]string{id}, ""))
+					return true
 				}
-				p.report(r, s, v.Span, "", "%q is not a reference and stays plain text: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); %s", v.Str, id, bad, fix)
+				// No step has that id: the likelier intent is a part of a
+				// step's output ("$a.b.output" for step a), which no
+				// reference reads.
+				fix := "name a step whose id uses only those characters"
+				if head := id[:strings.IndexRune(id, bad)]; head != "" && p.byID.lookup(head) >= 0 {
+					fix = fmt.Sprintf("a reference reads a step's whole output or status, no part of it: write \"$%s%s\"", head, v.Str[1+len(id):])
+				}
+				p.report(r, s, v.Span, "", "%q is not a reference and stays plain text: no step is named %q, and a reference names only ids of letters, digits, _ and - (S4), which %q is not; %s", v.Str, id, id, fix)
 			} else if containsRefShape(v.Str) {
 				p.report(r, s, v.Span, "", "%q contains a reference but is not one: only a string that is exactly $<id>.output or $<id>.status is substituted; make the reference the whole string", v.Str)
 			}

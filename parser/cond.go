@@ -324,8 +324,14 @@ func (b *condBuilder) tokenProblem(t *plexer.Token) *ast.CondError {
 		}
 		if n, id, bad, ok := ast.UnreferenceableRef(b.text[t.Pos.Offset:]); ok {
 			e.Span = b.src.Span(t.Pos.Offset, t.Pos.Offset+n)
-			e.Message = fmt.Sprintf("%q cannot be a reference: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); rename the step with those characters",
-				b.text[t.Pos.Offset:t.Pos.Offset+n], id, bad)
+			text := b.text[t.Pos.Offset : t.Pos.Offset+n]
+			fix := "rename the step with those characters"
+			if head := id[:strings.IndexRune(id, bad)]; bad == '.' && head != "" {
+				// "$a.b.status" most often means a part of step a's
+				// result, which no reference reads.
+				fix = fmt.Sprintf("to read step %q, write %s (a reference reads a step's whole output or status, no part of it); else %s", head, "$"+head+text[1+len(id):], fix)
+			}
+			e.Message = fmt.Sprintf("%q cannot be a reference: the step id %q has %q, and a reference names only ids of letters, digits, _ and - (S4); %s", text, id, bad, fix)
 			return e
 		}
 		e.Message = fmt.Sprintf("malformed reference %q: write $<step id>.output or $<step id>.status", v)
