@@ -21,8 +21,15 @@ var ruleCapsuleInput = Rule{
 			return
 		}
 		v := s.Input
-		if v.Kind != ast.Object {
-			return // a string is the task text; other kinds are wrong-type's
+		switch v.Kind {
+		case ast.String:
+			return // the task text
+		case ast.Object:
+		default:
+			// wrong-type leaves a capsule step's input to this rule.
+			p.Bad[s.Index] = true
+			p.report(r, s, v.Span, "", "a capsule step's input must be a string or an object with one key, \"objective\", not %s; %s", v.Kind.Article(), fix)
+			return
 		}
 		if len(v.Members()) == 1 && v.Members()[0].Key == "objective" {
 			if v.Members()[0].Value.Kind != ast.String {

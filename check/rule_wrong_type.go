@@ -36,7 +36,10 @@ var ruleWrongType = Rule{
 				wrongType(p, r, s, m.Span, m.Kind, fmt.Sprintf("%q", m.Name.String()), "a string")
 			}
 		}
-		if m := s.InputField(); m != nil && m.Kind != ast.Object && m.Kind != ast.String {
+		// A capsule step's input of another kind is capsule-input's: the
+		// seed lists it as a refusal of its own, and this rule's fix, an
+		// object with any key, is one capsule-input would refuse (S13).
+		if m := s.InputField(); m != nil && m.Kind != ast.Object && m.Kind != ast.String && s.Kind != ast.KindCapsule {
 			wrongType(p, r, s, m.Span, m.Kind, `"input"`, "an object or a string")
 		}
 		if m := s.DependsOnField(); m != nil {
