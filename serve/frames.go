@@ -192,11 +192,22 @@ func decodeMessage(raw json.RawMessage) (jsonrpc.Message, *reply) {
 		return invalid(fmt.Sprintf(`"id" %s is not an integer that fits in 64 bits; give a string or an integer id`, bytes.TrimSpace(rawID)))
 	}
 	msg, err := jsonrpc.DecodeMessage(raw)
+	if err != nil && strings.Contains(err.Error(), "exceeded maximum nesting depth") {
+		// The SDK decodes a message to sdkMaxDepth levels only (go-sdk
+		// v1.8.0, internal/json): a plan nested deeper than that never
+		// reaches check-plan's too-deep, so say what the limit is.
+		return invalid(fmt.Sprintf("the message nests deeper than the %d levels the MCP SDK decodes (a plan may nest %d, S5); it was skipped: nest less",
+			sdkMaxDepth, parser.DefaultLimits().MaxDepth))
+	}
 	if err != nil {
 		return invalid(err.Error())
 	}
 	return msg, nil
 }
+
+// sdkMaxDepth is the nesting the SDK's JSON-RPC decoder takes (go-sdk
+// v1.8.0, internal/json's defaultMaxDepth).
+const sdkMaxDepth = 1000
 
 // integerID reports whether raw, a JSON number, is an integer the SDK
 // keeps as it is: no fraction or exponent, within 64 bits.

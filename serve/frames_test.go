@@ -215,3 +215,18 @@ func FuzzFrame(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeMessageTooDeepForSDK: a message nested past the SDK's 1000
+// levels but within Go's 10000 is answered with its id and the limit that
+// refused it, not the SDK's own wording.
+func TestDecodeMessageTooDeepForSDK(t *testing.T) {
+	deep := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"check-plan","arguments":{"id":"x","steps":[{"id":"a","tool":"notes","input":{"b":` +
+		strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}]}}}`
+	if !json.Valid([]byte(deep)) {
+		t.Fatal("not JSON")
+	}
+	_, r := decodeMessage([]byte(deep))
+	if r == nil || string(r.ID) != "7" || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, "nests deeper than the 1000 levels the MCP SDK decodes") {
+		t.Errorf("answered %v", r)
+	}
+}
