@@ -46,6 +46,11 @@ var ruleUnknownTool = Rule{
 		if where == "" {
 			where = " of the capsule"
 		}
+		if s.Target == "" {
+			// No tool is offered under no name: the fix is to name one.
+			p.report(r, s, s.TargetField().Span, "", "tool step %q names no tool: \"tool\" is empty; name one of the tools%s%s", s.ID, where, has)
+			return
+		}
 		p.report(r, s, s.TargetField().Span, sug, "tool %q is not among the tools%s%s%s; %s", s.Target, where, has, meant(sug), fix)
 	},
 }
