@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/planc/planc/ast"
 )
 
 // TestLoadEmbedded: without --capsule and without a project the capsule
@@ -96,5 +98,25 @@ func TestCheckFile(t *testing.T) {
 	}
 	if err := (&MCPError{os.ErrClosed}); err.Error() != os.ErrClosed.Error() || !errors.Is(err, os.ErrClosed) {
 		t.Errorf("MCPError: %v", err)
+	}
+}
+
+// TestStarterNamesBuiltinTools: the tools section of the manifest planc
+// init writes grants every built-in tool, and its comment names each one
+// it grants.
+func TestStarterNamesBuiltinTools(t *testing.T) {
+	src := string(Starter("x"))
+	i := strings.Index(src, `"tools": {`)
+	if i < 0 {
+		t.Fatalf("no tools section:\n%s", src)
+	}
+	comment, _, _ := strings.Cut(src[i:], "\n    \"builtin\"")
+	for _, name := range ast.BuiltinTools() {
+		if !strings.Contains(comment, name+",") && !strings.Contains(comment, name+")") {
+			t.Errorf("the tools comment planc init writes does not name %q:\n%s", name, comment)
+		}
+		if !strings.Contains(src[i:], `"`+name+`"`) {
+			t.Errorf("planc init does not grant %q", name)
+		}
 	}
 }

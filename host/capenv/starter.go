@@ -83,7 +83,7 @@ const starterTemplate = `{
     }
   },
   "tools": {
-    "$comment": "builtin: the built-in tools plans may call (repo-files, notes, read-file, write-file). mcp: MCP servers over stdio whose tools plans may call, by name, e.g. {\"fs\": {\"command\": [\"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}} (a server runs in the directory planc runs in; a first word with a slash starts from this file's directory); planc starts them to check plans against their tools.",
+    "$comment": "builtin: the built-in tools plans may call (compose, notes, read-file, repo-files, write-file). mcp: MCP servers over stdio whose tools plans may call, by name, e.g. {\"fs\": {\"command\": [\"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \".\"]}} (a server runs in the directory planc runs in; a first word with a slash starts from this file's directory); planc starts them to check plans against their tools.",
     "builtin": ["compose", "notes", "read-file", "repo-files", "write-file"],
     "mcp": {}
   }
