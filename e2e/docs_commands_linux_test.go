@@ -45,39 +45,47 @@ func TestReadmeQuickStart(t *testing.T) {
 }
 
 // TestDocsGraphDot: docs/cli.md's `planc graph plan.json | dot -Tsvg -o
-// plan.svg`, run by sh as shown with the built planc on PATH, writes an
-// SVG picture of the plan.
+// plan.svg` (plan.json being examples/hello.json) and the README's `planc
+// graph --capsule examples/capsule.json examples/fan-out.json | dot -Tsvg
+// -o fan-out.svg`, run by sh as shown with the built planc on PATH in a
+// copy of examples/, each write an SVG picture of the plan.
 func TestDocsGraphDot(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("dot"); err != nil {
 		t.Skip("no Graphviz dot here")
 	}
-	dir := t.TempDir()
-	b, err := os.ReadFile("../examples/hello.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(dir, "plan.json"), string(b))
-	const line = "planc graph plan.json | dot -Tsvg -o plan.svg"
-	cmd := exec.Command("sh", "-c", line)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(plancBin(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
-		t.Fatalf("%s: %v\n%s", line, err, out)
-	}
-	svg, err := os.ReadFile(filepath.Join(dir, "plan.svg"))
-	// An SVG of the plan: a node per step, which dot would not draw had
-	// planc printed nothing.
-	if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), ">list") || !strings.Contains(string(svg), ">note") {
-		t.Fatalf("plan.svg is no SVG of the plan (%v):\n%.300s", err, svg)
+	for _, c := range []struct{ line, svg, first, last string }{
+		{"planc graph plan.json | dot -Tsvg -o plan.svg", "plan.svg", ">list", ">note"},
+		{"planc graph --capsule examples/capsule.json examples/fan-out.json | dot -Tsvg -o fan-out.svg", "fan-out.svg", ">files", ">report"},
+	} {
+		dir := t.TempDir()
+		copyExamples(t, "../examples", filepath.Join(dir, "examples"))
+		b, err := os.ReadFile("../examples/hello.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "plan.json"), string(b))
+		cmd := exec.Command("sh", "-c", c.line)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(plancBin(t))+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) != 0 {
+			t.Fatalf("%s: %v\n%s", c.line, err, out)
+		}
+		svg, err := os.ReadFile(filepath.Join(dir, c.svg))
+		// An SVG of the plan: a node per step, which dot would not draw had
+		// planc printed nothing.
+		if err != nil || !strings.Contains(string(svg), "<svg") || !strings.Contains(string(svg), c.first) || !strings.Contains(string(svg), c.last) {
+			t.Errorf("%s: %s is no SVG of the plan (%v):\n%.300s", c.line, c.svg, err, svg)
+		}
 	}
 }
 
 // TestDocsInitTrust: docs/cli.md's `planc init`, `planc trust` and `planc
 // trust sub/.planc/capsule.json`, run as shown: init writes and trusts
 // the project's manifest and says to commit it and to ignore the
-// sessions; an edit makes commands refuse it with the message the page
-// shows until `planc trust`; a manifest in sub/ is refused there until
+// sessions, and planc check under it prints docs/manifest.md's refusals;
+// an edit makes commands refuse it with the message the page shows until
+// `planc trust`; a manifest in sub/ is refused there until
 // `planc trust sub/.planc/capsule.json` from the root.
 func TestDocsInitTrust(t *testing.T) {
 	t.Parallel()
@@ -93,6 +101,37 @@ func TestDocsInitTrust(t *testing.T) {
 	manifest := filepath.Join(dir, ".planc", "capsule.json")
 	if r := plancAt(t, dir, "tools"); r.code != 0 {
 		t.Errorf("planc tools under the manifest init wrote: exit %d %s", r.code, r.stderr)
+	}
+	// docs/manifest.md's refusals that a grant would lift, as planc check
+	// prints them under the manifest init wrote (a plan laid out to give
+	// the page's columns).
+	doc, err := os.ReadFile("../docs/manifest.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if c, ok := strings.CutPrefix(l, "    plan.json:"); ok {
+			shown = append(shown, "plan.json:"+c)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "plan.json"), `{"id": "p", "steps": [
+  {"id": "build", "shell": "go build ./..."},
+  {"id": "f", "tool": "fetch", "input": {}}
+]}
+`)
+	r = plancAt(t, dir, "check", "plan.json")
+	var printed []string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "plan.json:") {
+			printed = append(printed, l)
+		}
+	}
+	if len(shown) != 2 || r.code != 1 || strings.Join(printed, "\n") != strings.Join(shown, "\n") {
+		t.Errorf("planc check under the manifest init wrote: exit %d\n%s\ndocs/manifest.md shows:\n%s", r.code, strings.Join(printed, "\n"), strings.Join(shown, "\n"))
+	}
+	if err := os.Remove(filepath.Join(dir, "plan.json")); err != nil {
+		t.Fatal(err)
 	}
 	orig, err := os.ReadFile(manifest)
 	if err != nil {

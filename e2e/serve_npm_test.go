@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -20,7 +22,8 @@ import (
 // SDK, which also holds results to the tools' output schemas), lists the
 // tools of planc serve --mcp and runs a plan with submit-plan. It installs
 // the inspector from the npm registry into a temporary directory; it skips
-// when node, npm or the registry are not there, and with -short.
+// when node, npm or the registry are not there, and with -short. It also
+// runs the README's inspector command line as shown.
 func TestServeInspector(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -71,6 +74,36 @@ func TestServeInspector(t *testing.T) {
 	}
 	if meta, _ := res["_meta"].(map[string]any); meta["task_id"] != "plan-1" {
 		t.Errorf("_meta %v", res["_meta"])
+	}
+
+	// The README's command line, as shown, in the directory of its
+	// exchange (greeting.txt).
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "npx @modelcontextprotocol/inspector --cli planc serve --mcp"
+	m := regexp.MustCompile("`(" + regexp.QuoteMeta(prefix) + "[^`]*)`").FindSubmatch(regexp.MustCompile(`\s+`).ReplaceAll(readme, []byte(" ")))
+	if m == nil {
+		t.Fatalf("the README shows no %q", prefix)
+	}
+	var args []string
+	for i, part := range strings.Split(strings.TrimPrefix(string(m[1]), prefix), "'") {
+		if i%2 == 1 {
+			args = append(args, part) // a single-quoted word
+		} else {
+			args = append(args, strings.Fields(part)...)
+		}
+	}
+	saved := dir
+	dir = readmeServeDir(t)
+	res = inspect(args...)
+	dir = saved
+	want = map[string]any{"plan_id": "greet", "completed": true, "canceled": false, "failed_step": nil, "steps": []any{
+		map[string]any{"step_id": "read", "status": "success", "output": "hello from planc\n", "error": nil},
+	}}
+	if diff := cmp.Diff(want, res["structuredContent"]); diff != "" || res["isError"] == true {
+		t.Errorf("the README's %s …: (-want +got):\n%s\n%v", prefix, diff, res)
 	}
 
 	res = inspect("--method", "tools/call", "--tool-name", "submit-plan", "--tool-arg", "id=bad", "--tool-arg", `steps=[{"id": "x", "tool": "nope"}]`)
