@@ -121,3 +121,37 @@ func copyExamples(t *testing.T, src, dst string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDocsSynopses: the one-line synopsis of a command that docs/cli.md
+// and the README show is the usage line `planc CMD --help` prints.
+func TestDocsSynopses(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{"../docs/cli.md", "../README.md"} {
+		raw, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"check", "tools", "dump-ir", "graph", "serve"} {
+			help := plancAt(t, t.TempDir(), cmd, "--help")
+			usage, _, _ := strings.Cut(help.stdout, "\n")
+			usage, ok := strings.CutPrefix(usage, "usage: ")
+			if help.code != 0 || !ok {
+				t.Fatalf("planc %s --help: exit %d\n%s%s", cmd, help.code, help.stdout, help.stderr)
+			}
+			var shown []string
+			for _, l := range strings.Split(string(raw), "\n") {
+				if s, ok := strings.CutPrefix(l, "    planc "+cmd+" "); ok && strings.HasPrefix(s, "[") || ok && cmd == "serve" && strings.HasPrefix(s, "--mcp [") {
+					shown = append(shown, strings.TrimSpace(l))
+				}
+			}
+			if doc == "../docs/cli.md" && len(shown) == 0 {
+				t.Errorf("%s shows no synopsis of planc %s", doc, cmd)
+			}
+			for _, s := range shown {
+				if s != usage {
+					t.Errorf("%s shows\n\t%s\nplanc %s --help prints\n\t%s", doc, s, cmd, usage)
+				}
+			}
+		}
+	}
+}
