@@ -54,6 +54,51 @@ func TestCancelRunningCapsule(t *testing.T) {
 	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 2 steps, 0 succeeded, 1 failed, 1 skipped")
 }
 
+// TestCancelAfterCapsuleExited: a sub-capsule that exited on its own
+// before the cancel reached it was not ended by the cancel (the table's
+// first row is a sub-capsule still running). Its host says so with
+// vm.CapsuleExited while it is still judging and keeping the answer, and
+// the step settles with its own result, as its delegation line says: a
+// completed one succeeds, a failed one fails with its own error, and,
+// the task being cancelled, neither retries nor on_error apply.
+func TestCancelAfterCapsuleExited(t *testing.T) {
+	prog := compile(t,
+		`{"id": "ok", "capsule": "worker", "input": "task", "retries": 2}`,
+		`{"id": "bad", "capsule": "worker", "input": "task", "retries": 2, "on_error": "skip"}`,
+		`{"id": "after", "tool": "notes", "depends_on": ["ok"]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exited := make(chan struct{}, 2)
+	h := &vmtest.Host{Auto: func(ctx context.Context, c vm.Call) (string, error) {
+		vm.CapsuleExited(ctx) // the sub-capsule has exited on its own
+		exited <- struct{}{}
+		<-ctx.Done() // the cancel lands while the answer is being kept
+		if c.Step.ID == "bad" {
+			return "half an answer", errExit1
+		}
+		return "the answer", nil
+	}}
+	run := vmtest.Start(ctx, prog, h, vm.Options{})
+	<-exited
+	<-exited
+	cancel()
+	rep := run.Wait(t)
+	want := map[string]row{
+		"after": {"after", "skipped", "", vm.CanceledBeforeRun},
+		"ok":    {"ok", "success", "the answer", ""},
+		"bad":   {"bad", "failed", "half an answer", "exit status 1"},
+	}
+	for _, r := range rows(rep) {
+		diff(t, "step "+r.ID, want[r.ID], r)
+	}
+	if len(rep.Steps) != 3 {
+		t.Errorf("report: %v", rows(rep))
+	}
+	checkCanceled(t, h, rep, "Plan 'p' was cancelled: 3 steps, 1 succeeded, 1 failed, 1 skipped")
+	// Outside a SpawnCapsule call it does nothing.
+	vm.CapsuleExited(context.Background())
+}
+
 // TestCancelStartingCapsule is the second row: a capsule whose launch is
 // still being started when the cancel lands ends the same way (the host
 // sees its context already done). A host that answers anyway does not

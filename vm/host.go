@@ -47,7 +47,10 @@ type Host interface {
 	// Its context is cancelled when Run's is; the host must then end the
 	// sub-capsule (SIGTERM, then SIGKILL 5 s later; as soon as it is up if
 	// it is still being approved or started) and return. Run settles such
-	// a step failed with CapsuleEnded, whatever the host returns.
+	// a step failed with CapsuleEnded, whatever the host returns, unless
+	// the host called CapsuleExited(ctx) first: the sub-capsule had exited
+	// on its own before the cancel reached it, and the attempt settles
+	// with the result the host returns.
 	SpawnCapsule(ctx context.Context, c Call) (string, error)
 	// Trace receives one trace event. Events come in the order docs/plans.md
 	// ("In the trace") and docs/trace.md require; the host adds ts and session

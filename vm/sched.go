@@ -201,7 +201,7 @@ func (r *run) start(i int32, c Call) {
 	case ir.KindTool:
 		ctx = r.callCtx // runs on for ToolGrace after the cancel (graceCalls)
 	case ir.KindCapsule:
-		ctx = r.ctx // a sub-capsule is ended with the task (CapsuleEnded)
+		ctx = withExited(r.ctx) // a sub-capsule is ended with the task (CapsuleEnded), unless it exited first (CapsuleExited)
 	}
 	r.sched.Start(c.Step.Kind)
 	r.inflight++
@@ -235,7 +235,7 @@ func (r *run) work(ctx context.Context, c *Call, m0 time.Duration) (done complet
 			end = time.Since(r.base)
 			done.dur = end - m0
 		}
-		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil {
+		if c.Step.Kind == ir.KindCapsule && ctx.Err() != nil && !capsuleExited(ctx) {
 			done.ended = true
 		}
 	}()

@@ -236,7 +236,7 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 	canceled := ch.watch(ctx, d.grace, func() {
 		d.task.Trace.DelegationStart(c.PlanID, c.Step.ID, id, rc.Name, rc.Version, ch.p.Pid())
 	})
-	if canceled || ctx.Err() != nil {
+	if canceled {
 		// docs/capsules.md, "Cancel": the child has exited, so the
 		// launcher writes completion.json; the task writes
 		// task_canceled and then this delegation's line (plan_end).
@@ -244,6 +244,11 @@ func (d *Launcher) spawn(ctx context.Context, st Starter, c vm.Call) (string, er
 		d.ended.Add(c.PlanID, c.Step.ID, id)
 		return dir, errors.Join(errors.New(vm.CapsuleEnded), err)
 	}
+	// The child exited on its own before the cancel, if any, reached it
+	// (watch saw its exit first): this delegation ends with its own
+	// outcome and line, and a cancel landing while its answer is judged
+	// and kept does not make the step one the cancel ended.
+	vm.CapsuleExited(ctx)
 	outcome, reason := ch.judge(dir)
 	if outcome == session.DelegationCompleted {
 		if _, err := os.Stat(filepath.Join(dir, AnswerFile)); err != nil {

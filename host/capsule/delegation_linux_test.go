@@ -2,6 +2,7 @@ package capsule
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,5 +122,80 @@ func TestSpawnEndsLaunchingChild(t *testing.T) {
 		if e.IsDir() {
 			t.Errorf("leaf left: %s", e.Name())
 		}
+	}
+}
+
+// doneChild stands in for `planc __capsule` that completes at once: it
+// says it is up, answers, reports completed (fd 4) and exits 0.
+const doneChild = `#!/bin/sh
+echo '{"up":true}' >&4
+echo 'the answer'
+echo '{"outcome":"completed"}' >&4
+`
+
+// lateCancel is a context whose cancel landed after the launcher saw its
+// child exit: Err says cancelled, but Done never closed while the
+// launcher watched the child.
+type lateCancel struct{ context.Context }
+
+func (lateCancel) Done() <-chan struct{} { return nil }
+func (lateCancel) Err() error            { return context.Canceled }
+
+// TestSpawnExitedBeforeCancel: a child that exited on its own before the
+// cancel reached it was not ended by the cancel (docs/plans.md, "Cancel":
+// the table's first row is a sub-capsule still running). Its delegation
+// ends with its own outcome and line, it gets no completion.json, the
+// task's task_canceled does not name it, and the step has its answer, so
+// that the step's result agrees with its delegation line.
+func TestSpawnExitedBeforeCancel(t *testing.T) {
+	if err := sandbox.Probe(); err != nil {
+		t.Skipf("no delegated cgroup v2 scope here: %v", err)
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "fake-planc")
+	if err := os.WriteFile(exe, []byte(doneChild), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sandbox.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-exited") // host/sandbox's tests leave it alone
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := sc.Close(); err != nil {
+			t.Errorf("close the scope: %v", err)
+		}
+	}()
+	sess, err := session.Create(filepath.Join(dir, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
+	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
+	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: 5 * time.Second, exe: exe}
+
+	c := vm.Call{PlanID: "p", Attempt: 1, Step: &ir.Step{ID: "w", Kind: ir.KindCapsule, Target: "worker"}}
+	out, err := d.Spawn(lateCancel{t.Context()}, sc, c)
+	if err != nil || out != "the answer\n" {
+		t.Errorf("Spawn: %q, %v; want its answer", out, err)
+	}
+	id := d.delegationID(c)
+	if _, err := os.Stat(filepath.Join(sess.Dir, sessionfmt.DelegationsDir, id, sessionfmt.CompletionFile)); err == nil {
+		t.Error("the launcher wrote completion.json for a child the cancel did not end")
+	}
+	if len(d.ended.list) != 0 {
+		t.Errorf("ended %v", d.ended.list)
+	}
+	tr.Close()
+	var got []string
+	for _, o := range testkit.TraceLines(t, filepath.Join(sess.Dir, sessionfmt.TraceFile)) {
+		got = append(got, fmt.Sprint(o["event"], " ", o["delegation_id"], " ", o["outcome"]))
+	}
+	if want := "delegation_start plan-1-w-1 <nil>, delegation plan-1-w-1 completed"; strings.Join(got, ", ") != want {
+		t.Errorf("trace %v; want %s", got, want)
 	}
 }

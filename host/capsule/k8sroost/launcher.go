@@ -311,6 +311,9 @@ func (l *Launcher) spawn(ctx context.Context, c vm.Call) (string, error) {
 	if err != nil && ctx.Err() != nil {
 		return l.cancel(c, pod, dir, up, started)
 	}
+	// The Pod ended on its own, or watching it failed, before the cancel,
+	// if any: the delegation ends with its own outcome (vm.CapsuleExited).
+	vm.CapsuleExited(ctx)
 	if err != nil {
 		l.cleanup(pod)
 		return dir, fmt.Errorf("sub-capsule %s (delegation %s): watching its Pod %s: %w", rc.Name, id, pod, err)
