@@ -31,7 +31,7 @@ func WriteMermaid(w io.Writer, p *ir.Program) error {
 	ns := nodes(p)
 	bw := bufio.NewWriter(w)
 	bw.WriteString("flowchart TD\n")
-	fmt.Fprintf(bw, "    %%%% plan %s, drawn by planc graph: solid edges go from a dependency to\n", commentQuote(p.ID))
+	fmt.Fprintf(bw, "    %%%% plan %s, drawn by planc graph: solid edges go from a dependency to\n", mermaidComment(p.ID))
 	bw.WriteString("    %% its dependent; dashed grey edges are the tool lane, one tool step at a time\n")
 	laneLinks := mermaidGraph(bw, p, ns, edges)
 	classes := map[string][]string{}
@@ -62,6 +62,15 @@ func WriteMermaid(w io.Writer, p *ir.Program) error {
 		fmt.Fprintf(bw, "    linkStyle %s stroke:%s,stroke-dasharray:3 3\n", strings.Join(laneLinks, ","), laneColor)
 	}
 	return bw.Flush()
+}
+
+// mermaidComment quotes s for a Mermaid comment line as commentQuote does,
+// with every % written \x25 (the same Go escape): Mermaid reads a
+// %%{init: …}%% directive anywhere in the text, comment lines included,
+// before it drops comments, so a plan id holding one would set the
+// renderer's configuration (its theme, its CSS).
+func mermaidComment(s string) string {
+	return strings.ReplaceAll(commentQuote(s), "%", `\x25`)
 }
 
 // mermaidLabel returns lines as one quoted Mermaid label, the lines joined

@@ -286,3 +286,34 @@ func TestNodeNames(t *testing.T) {
 		t.Errorf("node names (-want +got):\n%s", d)
 	}
 }
+
+// TestMermaidDirectiveInPlanID: Mermaid reads a %%{init: …}%% directive
+// anywhere in the text, its comment lines included, before it drops the
+// comments, so a plan id holding one must not reach the comment line that
+// names the plan with its % signs: both drawings of a plan (as planned and
+// as it ran) write them \x25, still a Go quoted string of the id.
+func TestMermaidDirectiveInPlanID(t *testing.T) {
+	id := `%%{init: {'theme':'dark','themeCSS':'.node{background:url(http://x.invalid/)}'}}%% 100%`
+	src, err := json.Marshal(map[string]any{"id": id, "steps": []map[string]string{{"id": "a", "tool": "notes"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := lowerSrc(t, string(src))
+	var run bytes.Buffer
+	if err := graph.WriteRunMermaid(&run, p, &graph.Run{Steps: []graph.StepRun{{Status: "success"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"plan": string(draw(t, p, "mmd")), "run": run.String()} {
+		for _, l := range strings.Split(out, "\n") {
+			if body, ok := strings.CutPrefix(l, "    %% "); ok && strings.Contains(body, "%") {
+				t.Errorf("%s drawing: comment line holds a %%, which Mermaid may read as a directive: %s", name, l)
+			}
+			if q, ok := strings.CutPrefix(l, "    %% plan "); ok {
+				q = q[:strings.LastIndex(q, `"`)+1]
+				if got, err := strconv.Unquote(q); err != nil || got != id {
+					t.Errorf("%s drawing: comment names the plan %q (%v), want %q", name, got, err, id)
+				}
+			}
+		}
+	}
+}

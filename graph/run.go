@@ -164,7 +164,7 @@ func WriteRunMermaid(w io.Writer, p *ir.Program, r *Run) error {
 	edges := runLane(p, r)
 	bw := bufio.NewWriter(w)
 	bw.WriteString("flowchart TD\n")
-	fmt.Fprintf(bw, "    %%%% plan %s as it ran, drawn by planc trace graph: fill is the status;\n", commentQuote(p.ID))
+	fmt.Fprintf(bw, "    %%%% plan %s as it ran, drawn by planc trace graph: fill is the status;\n", mermaidComment(p.ID))
 	bw.WriteString("    %% solid edges go from a dependency to its dependent; dashed grey edges are the tool lane as it ran\n")
 	laneLinks := mermaidGraph(bw, p, ns, edges)
 	classes := map[string][]string{}
