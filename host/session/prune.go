@@ -35,11 +35,8 @@ func Prune(root string, cutoff time.Time) ([]Pruned, error) {
 	var out []Pruned
 	for _, ent := range entries {
 		name := ent.Name()
-		if !ent.IsDir() || len(name) < len(sessionfmt.IDTimeLayout) {
-			continue
-		}
-		started, err := time.Parse(sessionfmt.IDTimeLayout, name[:len(sessionfmt.IDTimeLayout)])
-		if err != nil || !started.Before(cutoff) {
+		started, ok := idTime(name)
+		if !ent.IsDir() || !ok || !started.Before(cutoff) {
 			continue // not a session's name, or not old enough
 		}
 		p := Pruned{Name: name, Dir: filepath.Join(root, name)}
@@ -53,6 +50,19 @@ func Prune(root string, cutoff time.Time) ([]Pruned, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// idTime returns the UTC time the session id name starts with; ok is
+// false when name is not a session id, <IDTimeLayout>-<6 hex digits> (a
+// directory named 20200101T000000Z-backup is not one, and Prune leaves
+// it alone).
+func idTime(name string) (started time.Time, ok bool) {
+	at, suffix, found := strings.Cut(name, "-")
+	if !found || len(suffix) != 6 || strings.Trim(suffix, "0123456789abcdef") != "" {
+		return time.Time{}, false
+	}
+	started, err := time.Parse(sessionfmt.IDTimeLayout, at)
+	return started, err == nil
 }
 
 // holdPlans takes the lock of every plan of the session in dir that has

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,6 +115,11 @@ func ParseAge(s string) (time.Duration, error) {
 		n, err := strconv.Atoi(days)
 		if err != nil || n < 0 {
 			return 0, bad
+		}
+		if maxDays := int(math.MaxInt64 / (24 * time.Hour)); n > maxDays {
+			// n days would overflow a time.Duration, wrap around and
+			// make every session, today's too, old enough to go.
+			return 0, fmt.Errorf("--older-than %s: at most %dd, about 292 years", s, maxDays)
 		}
 		return time.Duration(n) * 24 * time.Hour, nil
 	}

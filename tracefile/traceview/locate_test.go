@@ -19,6 +19,16 @@ func TestParseAge(t *testing.T) {
 			t.Errorf("ParseAge(%q): %v, want a refusal saying what to write", in, err)
 		}
 	}
+	// The longest a time.Duration holds, in whole days; one day more would
+	// overflow and wrap around to a negative or tiny age.
+	if got, err := ParseAge("106751d"); err != nil || got != 106751*24*time.Hour {
+		t.Errorf("ParseAge(106751d) = %v, %v", got, err)
+	}
+	for _, in := range []string{"106752d", "365000d", "9000000000000d"} {
+		if got, err := ParseAge(in); err == nil || !strings.Contains(err.Error(), "at most 106751d") {
+			t.Errorf("ParseAge(%q) = %v, %v; want a refusal naming the most it takes", in, got, err)
+		}
+	}
 }
 
 // TestFindHome: the sessions of the nearest directory upward whose .planc/
