@@ -146,8 +146,8 @@ func runTrace(e *env, c *command, args []string) int {
 		if err := traceview.Render(&out, s, a.view, a.json); err != nil {
 			return e.writeFailed(err)
 		}
-		if _, err := e.stdout.Write(out.Bytes()); err != nil {
-			return e.writeFailed(err)
+		if status := e.writeView(out.Bytes(), a.json); status != exitOK {
+			return status
 		}
 		e.traceNotes(traceview.Notes(s, a.view))
 		return exitOK
@@ -164,7 +164,7 @@ func runTrace(e *env, c *command, args []string) int {
 		if note != "" {
 			e.traceNotes([]string{note})
 		}
-		return e.writeOut(report)
+		return e.writeView(report, true)
 	}
 	var out bytes.Buffer
 	if err := traceview.WritePicture(&out, s, n, a.view, a.format); err != nil {
@@ -236,6 +236,20 @@ func (e *env) writeOut(b []byte) int {
 	return exitOK
 }
 
+// writeView writes a view on standard output. JSON (isJSON) goes out as
+// it is when piped or redirected; on a terminal, through
+// termtext.EscapeJSON, as planc run's report does: the C1 and
+// bidirectional controls and the line separators a plan's ids, an error
+// or a step's output put in it are written \uXXXX, the same JSON, which
+// the terminal shows without acting on. The text views escape them
+// themselves.
+func (e *env) writeView(b []byte, isJSON bool) int {
+	if _, tty := termtext.Terminal(e.stdout); isJSON && tty {
+		b = termtext.EscapeJSON(b)
+	}
+	return e.writeOut(b)
+}
+
 // traceNotes writes each note about a skipped line on standard error.
 func (e *env) traceNotes(notes []string) {
 	for _, n := range notes {
@@ -304,8 +318,8 @@ func traceList(e *env, c *command, a traceArgs) int {
 	if err := traceview.RenderList(&out, list, a.json); err != nil {
 		return e.writeFailed(err)
 	}
-	if _, err := e.stdout.Write(out.Bytes()); err != nil {
-		return e.writeFailed(err)
+	if status := e.writeView(out.Bytes(), a.json); status != exitOK {
+		return status
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(e.stderr, "planc trace: no sessions under %s\n", home.Where())
