@@ -171,6 +171,46 @@ func TestResumeBySessionID(t *testing.T) {
 	}
 }
 
+// TestResumeNewestInSecond: without SESSION, --resume redrives the newest
+// session even when an older one made in the same second has a name that
+// sorts after it (the names differ only in their random hex): the one its
+// session.json says started last (S25), here the plan that failed, not
+// the one that completed before it.
+func TestResumeNewestInSecond(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "plan.json", toolResumePlan, "input.txt", "in")
+	if r := planc(t, dir, "plan.json"); r.code != 0 {
+		t.Fatalf("first plan: exit %d\n%s", r.code, r.stderr)
+	}
+	completed := oneSession(t, dir)
+	if err := os.Remove(filepath.Join(dir, "input.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if r := planc(t, dir, "plan.json"); r.code != 1 {
+		t.Fatalf("second plan: exit %d\n%s", r.code, r.stderr)
+	}
+	var failed string
+	for _, s := range sessions(t, dir) {
+		if s != completed {
+			failed = s
+		}
+	}
+	// The same second for both; the older one's name sorts last.
+	root := filepath.Dir(completed)
+	second, _, _ := strings.Cut(filepath.Base(completed), "-")
+	for from, to := range map[string]string{completed: second + "-ffffff", failed: second + "-000000"} {
+		if err := os.Rename(from, filepath.Join(root, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testkit.WriteFiles(t, dir, "input.txt", "in")
+	r := planc(t, dir, "--resume")
+	if want := "resuming plan 1 of the session " + filepath.Join(".planc", "sessions", second+"-000000") + "\n"; r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("resume: exit %d, want 0 and %q\n%s", r.code, want, r.stderr)
+	}
+}
+
 // TestResumeChecksLikeRun: a redrive checks the plan again against the
 // capsule it is given as a first run does, so a refusal names that
 // manifest in its fix.

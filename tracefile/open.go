@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/planc/planc/internal/sessionfmt"
 )
@@ -219,22 +220,64 @@ func validDirName(id string) bool {
 
 // Latest returns the most recent session directory under root (such as
 // .planc/sessions): session directory names start with their UTC time, so
-// the last name in order that is a session directory is the newest.
+// the last name in order that is a session directory is the newest — to
+// the second. Sessions made within the same second (their names differ
+// only in the random hex after it) are told apart by the started time
+// their session.json records, to the nanosecond; one whose session.json
+// cannot say counts as the oldest of its second.
 func Latest(root string) (string, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return "", fmt.Errorf("no sessions: %v", err)
 	}
+	best, second := "", ""
+	var bestStarted time.Time
 	for i := len(entries) - 1; i >= 0; i-- {
-		dir := filepath.Join(root, entries[i].Name())
-		if !entries[i].IsDir() {
+		name := entries[i].Name()
+		if best != "" && !strings.HasPrefix(name, second) {
+			break // an earlier second
+		}
+		dir := filepath.Join(root, name)
+		if !entries[i].IsDir() || !isSessionDir(dir) {
 			continue
 		}
-		for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
-			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-				return dir, nil
-			}
+		started := sessionStarted(dir)
+		if best == "" {
+			best, bestStarted = dir, started
+			second, _, _ = strings.Cut(name, "-")
+			second += "-"
+			continue
+		}
+		if started.After(bestStarted) {
+			best, bestStarted = dir, started
 		}
 	}
-	return "", fmt.Errorf("no session directory in %s", root)
+	if best == "" {
+		return "", fmt.Errorf("no session directory in %s", root)
+	}
+	return best, nil
+}
+
+// isSessionDir reports whether dir holds a trace or a session.json.
+func isSessionDir(dir string) bool {
+	for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionStarted returns the started time dir's session.json records, the
+// zero time when it records none.
+func sessionStarted(dir string) time.Time {
+	var info sessionfmt.SessionInfo
+	if readJSON(filepath.Join(dir, sessionfmt.SessionFile), &info) != nil {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, info.Started)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }

@@ -236,6 +236,25 @@ func TestLatest(t *testing.T) {
 	}
 }
 
+// TestLatestSameSecond: of sessions made within the same second, whose
+// names differ only in their random hex, the newest is the one its
+// session.json says started last, not the last name (S25: --resume's
+// default session is the newest).
+func TestLatestSameSecond(t *testing.T) {
+	root := t.TempDir()
+	tracetest.Write(t, root, map[string]string{
+		"20250101T235959Z-ffffff/session.json": `{"started": "2025-01-01T23:59:59.9Z"}`,
+		"20250102T000000Z-aaaaaa/session.json": `{"started": "2025-01-02T00:00:00.7Z"}`,
+		"20250102T000000Z-cccccc/session.json": `{"started": "2025-01-02T00:00:00.2Z"}`,
+		"20250102T000000Z-dddddd/session.json": `{}`,
+		"20250102T000000Z-eeeeee/other":        "", // not a session directory
+	})
+	got, err := tracefile.Latest(root)
+	if want := filepath.Join(root, "20250102T000000Z-aaaaaa"); err != nil || got != want {
+		t.Errorf("Latest = %q, %v; want %q", got, err, want)
+	}
+}
+
 // FuzzRead: no trace text makes reading, grouping or either view panic,
 // and every view ends each line with a newline.
 func FuzzRead(f *testing.F) {
