@@ -219,7 +219,9 @@ func (s *Session) add(e *Event) {
 	case sessionfmt.EventSpawnerEnded:
 		s.SpawnerEnded = true
 	case sessionfmt.EventPlanStart:
-		if old := s.openPlans[PlanKey(e)]; old != nil {
+		// A redrive (S27) starts a plan again whose last run has no
+		// plan_end by design: its planc died, and the views say so.
+		if old := s.openPlans[PlanKey(e)]; old != nil && e.Redrive == 0 {
 			s.note(e, "plan %s starts again before its plan_end", quote(e.PlanID))
 		}
 		p := &Plan{ID: e.PlanID, File: e.PlanFile, StepCount: e.Steps, SHA256: e.SHA256, Redrive: e.Redrive, Started: true}

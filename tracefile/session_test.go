@@ -93,6 +93,34 @@ func TestFromEventsOddOrders(t *testing.T) {
 	}
 }
 
+// TestFromEventsRedriveAfterDeath: a redrive of a plan whose planc died
+// (S27) starts it again with no plan_end before: the trace is as the
+// runtime writes it, so no note; the same restart without "redrive" is
+// still noted.
+func TestFromEventsRedriveAfterDeath(t *testing.T) {
+	l := func(ts float64, event string, kv ...any) string {
+		return tracetest.Line(tracetest.TS(ts), event, sid, append([]any{"plan", 1}, kv...)...)
+	}
+	start := l(0, "session_start", "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil) +
+		l(1, "plan_start", "plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1, "sha256", "ab") +
+		l(2, "plan_step_start", "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 1) +
+		l(3, "session_start", "capsule", "c/c", "version", "0.1.0", "spawned_by", nil, "delegation_id", nil)
+	for _, tt := range []struct {
+		redrive []any
+		want    []string
+	}{
+		{[]any{"redrive", 1}, []string{}},
+		{nil, []string{`line 5: plan "p" starts again before its plan_end`}},
+	} {
+		src := start + l(4, "plan_start", append([]any{"plan_id", "p", "plan_file", "plans/plan-1.json", "steps", 1, "sha256", "ab"}, tt.redrive...)...) +
+			l(5, "plan_step_start", "plan_id", "p", "step_id", "a", "kind", "shell", "attempt", 2)
+		s := tracetest.FromText(t, src)
+		if d := cmp.Diff(tt.want, notes(s.Notes)); d != "" {
+			t.Errorf("with %v, notes (-want +got):\n%s", tt.redrive, d)
+		}
+	}
+}
+
 // TestFromEventsSharedRuns: two runs share the session and write at once,
 // plans with the same id; their lines carry their plan numbers, so each
 // plan gets its own lines and each session_end its own session_start, in
