@@ -58,6 +58,9 @@ func CompileInputSchema(schema json.RawMessage) (*InputSchema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the input schema is not JSON: %w", err)
 	}
+	if n := schemaNodes(doc, maxSchemaNodes+1); n > maxSchemaNodes {
+		return nil, fmt.Errorf("the input schema has more than %d objects and booleans; planc holds no input to a schema this large", maxSchemaNodes)
+	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(noLoader{})
 	if err := c.AddResource(schemaURL, doc); err != nil {
@@ -68,6 +71,40 @@ func CompileInputSchema(schema json.RawMessage) (*InputSchema, error) {
 		return nil, err
 	}
 	return &InputSchema{root: root, c: c, subs: map[string]*jsonschema.Schema{}, refOKs: map[refKey]bool{}, hints: map[hintKey]any{}}, nil
+}
+
+// maxSchemaNodes bounds the objects and booleans (each a possible
+// subschema) of an input schema that CompileInputSchema compiles: the
+// compiler takes time quadratic in their number, and an MCP server's
+// schema of 80,000 properties held planc check for a minute and a half.
+// Real tools' schemas have tens or hundreds.
+const maxSchemaNodes = 5000
+
+// schemaNodes counts the objects and booleans in doc, a schema document as
+// jsonschema.UnmarshalJSON returns it, stopping once it reaches limit.
+func schemaNodes(doc any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n >= limit {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			n++
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case bool:
+			n++
+		}
+	}
+	walk(doc)
+	return n
 }
 
 // compiled keeps the input schemas compiled in this process by their
@@ -174,6 +211,13 @@ func (s *InputSchema) check(inst any, refs instRefs) []finding {
 	if !errors.As(err, &ve) {
 		return []finding{{kind: findValue, msg: err.Error()}}
 	}
+	if refCycle(ve) {
+		// The schema refers to itself without ever reaching a keyword
+		// ({"$ref": "#"} at its root): no input satisfies it, and the
+		// fault is the tool's, not the input's. Like a schema that does
+		// not compile, it leaves the input to the tool.
+		return nil
+	}
 	v := &validation{s: s, refs: refs, inst: inst}
 	if v.satisfiable(ve) {
 		return nil
@@ -213,6 +257,15 @@ func (s *InputSchema) check(inst any, refs instRefs) []finding {
 		}
 	}
 	return out
+}
+
+// refCycle reports whether e, or a failure beneath it, is a reference
+// cycle of the schema.
+func refCycle(e *jsonschema.ValidationError) bool {
+	if _, ok := e.ErrorKind.(*kind.RefCycle); ok {
+		return true
+	}
+	return slices.ContainsFunc(e.Causes, refCycle)
 }
 
 // validation is one check of one instance.

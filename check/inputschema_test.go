@@ -149,6 +149,57 @@ func TestToolInputUnusableSchema(t *testing.T) {
 	}
 }
 
+// TestToolInputRefCycle: a schema that refers to itself without reaching
+// a keyword ({"$ref": "#"} at its root, or a property that is its own
+// $ref) is the tool's fault: it refuses no input, as a schema that does
+// not compile, rather than every input with the validator's words. A
+// recursive schema that descends into the input still holds it.
+func TestToolInputRefCycle(t *testing.T) {
+	for _, schema := range []string{
+		`{"type": "object", "$ref": "#"}`,
+		`{"type": "object", "properties": {"x": {"$ref": "#/properties/x"}}}`,
+		`{"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}}, "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}`,
+	} {
+		if got := checkTool(t, schema, `{"id": "b", "tool": "t", "input": {"x": 1}}`); len(got) > 0 {
+			t.Errorf("%s: %q", schema, got)
+		}
+	}
+	got := checkTool(t, `{"type": "object", "properties": {"child": {"$ref": "#"}, "v": {"type": "integer"}}}`,
+		`{"id": "b", "tool": "t", "input": {"child": {"child": {"v": "s"}}}}`)
+	want := []string{`2:61 tool "t": "child/child/v" must be an integer, not a string`}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("recursive schema (-want +got):\n%s", d)
+	}
+}
+
+// TestInputSchemaTooLarge: a schema of more than maxSchemaNodes objects
+// and booleans is not compiled (the compiler's time grows with their
+// square), so a step's input is left to the tool; one at the bound is.
+func TestInputSchemaTooLarge(t *testing.T) {
+	schema := func(n int) string { // a schema of n objects
+		var b strings.Builder
+		b.WriteString(`{"type": "object", "required": ["p0"], "properties": {`)
+		for i := range n - 2 { // the root and its properties are two
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, `"p%d": {"type": "string"}`, i)
+		}
+		b.WriteString(`}}`)
+		return b.String()
+	}
+	if _, err := CompileInputSchema(json.RawMessage(schema(maxSchemaNodes))); err != nil {
+		t.Fatalf("at the bound: %v", err)
+	}
+	_, err := CompileInputSchema(json.RawMessage(schema(maxSchemaNodes + 1)))
+	if err == nil || !strings.Contains(err.Error(), "planc holds no input to a schema this large") {
+		t.Fatalf("over the bound: %v", err)
+	}
+	if got := checkTool(t, schema(maxSchemaNodes+1), `{"id": "b", "tool": "t", "input": {"p1": 1}}`); len(got) > 0 {
+		t.Errorf("over the bound, refused: %q", got)
+	}
+}
+
 // TestWithSchemas: a later schema replaces an earlier one of the same
 // name; the receiver is left alone; nil stays nil.
 func TestWithSchemas(t *testing.T) {
