@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/planc/planc/internal/cliflag"
+	"github.com/planc/planc/internal/termtext"
 )
 
 // toolsCommand is planc tools (docs/cli.md).
@@ -59,7 +60,20 @@ func runTools(e *env, c *command, args []string) int {
 	if err != nil {
 		return e.mcpFailed("tools", err)
 	}
-	if err := capsule.Env.Listing(infos).Write(e.stdout, format.Value); err != nil {
+	// The names and descriptions are the MCP servers' words: on a
+	// terminal, their controls are shown, not acted on, as planc trace
+	// shows a step's output.
+	out := termtext.JSONForTerminal(e.stdout)
+	if format.Value != "json" {
+		out = termtext.ForTerminal(e.stdout)
+	}
+	err = capsule.Env.Listing(infos).Write(out, format.Value)
+	if sw, ok := out.(*termtext.SafeWriter); ok {
+		if ferr := sw.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	if err != nil {
 		return e.writeFailed(err)
 	}
 	return exitOK
