@@ -24,6 +24,13 @@ const ListTools = "list-tools"
 // counted and left to list-tools.
 const mcpOffersBudget = 4096
 
+// mcpOfferDesc and mcpOfferInput bound, in bytes, the first line of a
+// tool's description and the summary of its input in mcpOffers.
+const (
+	mcpOfferDesc  = 200
+	mcpOfferInput = 400
+)
+
 // listingSchema is list-tools' output schema: tools.Listing.
 const listingSchema = `{
   "type": "object",
@@ -110,10 +117,17 @@ func mcpOffers(m *ast.Manifest, infos []tools.ToolInfo, listErr error) string {
 			continue
 		}
 		desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
+		desc = cut(strings.TrimSuffix(desc, "."), mcpOfferDesc)
 		if desc != "" {
 			desc = ": " + desc
 		}
-		line := fmt.Sprintf("\n- tool %s (MCP server %q)%s. Input: %s", offeredName(t.Name), t.Server, strings.TrimSuffix(desc, "."), tools.InputSummary(t.InputSchema))
+		input := tools.InputSummary(t.InputSchema)
+		if len(input) > mcpOfferInput {
+			input = fmt.Sprintf("too long to show here (%d bytes in one line); list-tools gives its schema", len(input))
+		}
+		// One tool's long description or input does not take the
+		// budget from the tools after it.
+		line := fmt.Sprintf("\n- tool %s (MCP server %q)%s. Input: %s", offeredName(t.Name), t.Server, desc, input)
 		if left > 0 || b.Len()+len(line) > mcpOffersBudget {
 			left++
 			continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/planc/planc/host/capenv"
 	"github.com/planc/planc/host/tools"
@@ -92,6 +93,32 @@ func TestMCPOffersNames(t *testing.T) {
 		`- tool "two words" (`, `- tool "" (`, `- tool fs.read_file/v2 (`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+}
+
+// TestMCPOffersLongTool: a tool whose description's first line or input
+// is long is shown cut, and does not take the budget from the tools
+// after it.
+func TestMCPOffersLongTool(t *testing.T) {
+	m := manifest(t, `{"name": "local/l", "tools": {"mcp": {"s": {"command": ["x"]}}}}`)
+	props := make([]string, 300)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"member-%03d": {"type": "string"}`, i)
+	}
+	infos := []tools.ToolInfo{
+		{Name: "verbose", Source: "mcp", Server: "s", Description: strings.Repeat("é", 5000) + "\nsecond line", InputSchema: json.RawMessage(`{"type": "object"}`)},
+		{Name: "wide", Source: "mcp", Server: "s", InputSchema: json.RawMessage(`{"type": "object", "properties": {` + strings.Join(props, ", ") + `}}`)},
+		{Name: "plain", Source: "mcp", Server: "s", Description: "does one thing.", InputSchema: json.RawMessage(`{"type": "object"}`)},
+	}
+	got := mcpOffers(m, infos, nil)
+	if !utf8.ValidString(got) || len(got) > 1200 || strings.Contains(got, "more of the MCP servers' tools") {
+		t.Errorf("%d bytes, valid UTF-8 %v:\n%s", len(got), utf8.ValidString(got), got)
+	}
+	for _, want := range []string{"\n- tool verbose (MCP server \"s\"): éé", "é…. Input: ", "\n- tool wide (MCP server \"s\"). Input: too long to show here (", "list-tools gives its schema",
+		"\n- tool plain (MCP server \"s\"): does one thing. Input: "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
 		}
 	}
 }
