@@ -190,12 +190,20 @@ func (s *mcpServer) call(ctx context.Context, tool string, input json.RawMessage
 }
 
 // resultText joins a result's text content with newlines; other content
-// (images, audio, resources) has no text and is left out.
+// (images, audio, resources) has no text and is left out. A result with
+// no text content but structured content gives that, as compact JSON: the
+// MCP specification asks a tool to put it in a text content too, but does
+// not require it, and a step should not lose the result.
 func resultText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 && res.StructuredContent != nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil && string(b) != "null" {
+			return string(b)
 		}
 	}
 	return strings.Join(parts, "\n")

@@ -133,3 +133,43 @@ func TestInventory(t *testing.T) {
 		t.Errorf("an inventory without servers: Info(look) = %+v", got)
 	}
 }
+
+// TestMCPStructuredOnly: a result with structured content and no text
+// content gives the structured content as compact JSON; with a text
+// content too, the text is the output, as docs/mcp.md says.
+func TestMCPStructuredOnly(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "mem", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "structured", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, StructuredContent: map[string]any{"count": 3, "names": []string{"a", "b"}}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "both", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "three"}}, StructuredContent: map[string]any{"count": 3}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "failing", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: true, StructuredContent: map[string]any{"reason": "quota"}}, nil
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &mcpServer{name: "mem"}
+	if err := s.handshake(context.Background(), ct); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.close(); ss.Close() })
+	for _, tt := range []struct{ tool, out, err string }{
+		{"structured", `{"count":3,"names":["a","b"]}`, ""},
+		{"both", "three", ""},
+		{"failing", `{"reason":"quota"}`, `failing: {"reason":"quota"}`},
+	} {
+		out, err := s.call(context.Background(), tt.tool, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if out != tt.out || got != tt.err {
+			t.Errorf("%s = %q, %q; want %q, %q", tt.tool, out, got, tt.out, tt.err)
+		}
+	}
+}
