@@ -41,7 +41,7 @@ type InputChecker interface {
 // builtinTool is one built-in: its body. Its input's shape is its schema
 // in host/toolschema, which check's tool-input rule holds plans to as well.
 type builtinTool struct {
-	call func(b *Builtins, in map[string]json.RawMessage) (string, error)
+	call func(b *Builtins, ctx context.Context, in map[string]json.RawMessage) (string, error)
 	// raw, when set, is called instead of call with the context and the
 	// input as written, once the schema has held it: notes keeps the
 	// order of the members.
@@ -72,7 +72,7 @@ func (b *Builtins) Call(ctx context.Context, name string, input json.RawMessage)
 		if t.raw != nil {
 			out, err = t.raw(b, ctx, input)
 		} else {
-			out, err = t.call(b, in)
+			out, err = t.call(b, ctx, in)
 		}
 		if err == nil {
 			return out, nil
@@ -145,12 +145,12 @@ func (b *Builtins) resolve(p string) (string, error) {
 	return filepath.Join(b.WorkDir, p), nil
 }
 
-func (b *Builtins) repoFiles(in map[string]json.RawMessage) (string, error) {
+func (b *Builtins) repoFiles(ctx context.Context, in map[string]json.RawMessage) (string, error) {
 	pattern, err := str(in, "glob", false)
 	if err != nil {
 		return "", err
 	}
-	files, err := repoFiles(b.WorkDir, pattern)
+	files, err := repoFiles(ctx, b.WorkDir, pattern)
 	if err != nil {
 		return "", err
 	}
@@ -253,7 +253,7 @@ func orderedStrings(input json.RawMessage) ([][2]string, error) {
 	return out, nil
 }
 
-func (b *Builtins) readFile(in map[string]json.RawMessage) (string, error) {
+func (b *Builtins) readFile(_ context.Context, in map[string]json.RawMessage) (string, error) {
 	p, err := str(in, "path", false)
 	if err != nil {
 		return "", err
@@ -292,7 +292,7 @@ func tooBig(p string, size int64) error {
 	return fmt.Errorf("%q is %d bytes (at least); read-file reads at most %d (16 MiB): read a smaller file, or read it with a shell step", p, size, MaxRead)
 }
 
-func (b *Builtins) writeFile(in map[string]json.RawMessage) (string, error) {
+func (b *Builtins) writeFile(_ context.Context, in map[string]json.RawMessage) (string, error) {
 	p, err := str(in, "path", false)
 	if err != nil {
 		return "", err

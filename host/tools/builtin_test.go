@@ -46,7 +46,7 @@ func TestRepoFiles(t *testing.T) {
 		wantRepoFiles(t, dir, tc.glob, tc.want)
 	}
 	for _, bad := range []string{"", "/etc/*", "../x", "a/./b", "src/[", "a//b"} {
-		if _, err := repoFiles(dir, bad); err == nil {
+		if _, err := repoFiles(context.Background(), dir, bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -10,7 +11,7 @@ import (
 // compose returns the template with each placeholder replaced by its
 // value (host/toolschema/compose.json). The schema has already held the
 // input to strings and nulls; a null value reads as empty text (S8).
-func (b *Builtins) compose(in map[string]json.RawMessage) (string, error) {
+func (b *Builtins) compose(_ context.Context, in map[string]json.RawMessage) (string, error) {
 	template, err := str(in, "template", false)
 	if err != nil {
 		return "", err

@@ -1,10 +1,10 @@
 package tools
 
 import (
-	"bufio"
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -24,7 +24,8 @@ import (
 // file that a .gitignore excludes is not listed: every .gitignore from the
 // working directory down, each applying to its own directory, deeper ones
 // and later lines winning, `!` re-including, as git reads them, plus the
-// working directory's .git/info/exclude.
+// working directory's .git/info/exclude. As git does (since 2.32), it
+// reads no ignore file through a symbolic link.
 
 // checkGlob checks a repo-files pattern and returns it without a trailing
 // slash: relative, slash-separated, no empty, "." or ".." segments, and
@@ -54,15 +55,21 @@ func checkGlob(pattern string) (string, error) {
 // under an ignored directory (git does not look into one, so a `!` cannot
 // re-include what is under it). Directories named .git are not entered,
 // nor dir's .planc (the runtime's own sessions: listing them would list
-// the plan's own files). Symbolic links are listed, not followed.
-func repoFiles(dir, pattern string) ([]string, error) {
+// the plan's own files). Symbolic links are listed, not followed: neither
+// by `**` nor when the pattern names one as a directory (`link/*`), so
+// that no link lists what lies outside dir. It stops with ctx's error
+// once ctx is done.
+func repoFiles(ctx context.Context, dir, pattern string) ([]string, error) {
 	pattern, err := checkGlob(pattern)
 	if err != nil {
 		return nil, err
 	}
-	r := &repoFS{fsys: os.DirFS(dir), read: map[string]bool{}, hidden: map[string]bool{}}
+	r := &repoFS{ctx: ctx, dir: dir, fsys: os.DirFS(dir), read: map[string]bool{}, hidden: map[string]bool{}, realDir: map[string]bool{}}
 	out, err := doublestar.Glob(r, pattern, doublestar.WithFilesOnly(), doublestar.WithNoFollow(), doublestar.WithFailOnIOErrors())
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, fmt.Errorf("the listing was cancelled: %w", cerr)
+		}
 		return nil, err
 	}
 	slices.Sort(out)
@@ -74,23 +81,38 @@ func repoFiles(dir, pattern string) ([]string, error) {
 // not list. It reads each directory's .gitignore the first time the glob
 // looks into it or below it.
 type repoFS struct {
-	fsys   fs.FS
-	ps     []gitignore.Pattern // in ascending priority
-	read   map[string]bool     // directories whose .gitignore has been read
-	hidden map[string]bool     // whether a directory is excluded, once asked
+	ctx     context.Context
+	dir     string // what fsys is
+	fsys    fs.FS
+	ps      []gitignore.Pattern // in ascending priority
+	read    map[string]bool     // directories whose .gitignore has been read
+	hidden  map[string]bool     // whether a directory is excluded, once asked
+	realDir map[string]bool     // whether a path is a directory, not a link to one
 }
 
-// Open implements fs.FS.
+// Open implements fs.FS: nothing is opened through a symbolic link.
 func (r *repoFS) Open(name string) (fs.File, error) {
-	if _, err := r.Stat(name); err != nil {
+	fi, err := r.Stat(name)
+	if err != nil {
 		return nil, err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	return r.fsys.Open(name)
 }
 
-// Stat implements fs.StatFS: an excluded name does not exist.
+// Stat implements fs.StatFS: an excluded name does not exist, nor does a
+// name under a symbolic link; a symbolic link is itself (lstat), so that
+// the glob takes it for a file and does not follow it.
 func (r *repoFS) Stat(name string) (fs.FileInfo, error) {
-	fi, err := fs.Stat(r.fsys, name)
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := r.throughLink(name, "stat", false); err != nil {
+		return nil, err
+	}
+	fi, err := fs.Lstat(r.fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +125,12 @@ func (r *repoFS) Stat(name string) (fs.FileInfo, error) {
 // ReadDir implements fs.ReadDirFS: the directory's entries that are not
 // excluded.
 func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := r.ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := r.throughLink(name, "readdir", true); err != nil {
+		return nil, err
+	}
 	if err := r.visible(name, "readdir", true); err != nil {
 		return nil, err
 	}
@@ -113,9 +141,47 @@ func (r *repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err := r.load(name); err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(es, func(e fs.DirEntry) bool {
-		return r.excluded(split(path.Join(name, e.Name())), e.IsDir())
-	}), nil
+	out := es[:0]
+	for _, e := range es {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err // many ignore patterns make each entry slow
+		}
+		if !r.excluded(split(path.Join(name, e.Name())), e.IsDir()) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// throughLink returns a not-exist error for op when a directory name lies
+// under is a symbolic link, or, with whole, when name itself is one: the
+// glob names the link as a directory (`link/*`), and following it would
+// list what lies outside the working directory.
+func (r *repoFS) throughLink(name, op string, whole bool) error {
+	if !fs.ValidPath(name) {
+		return &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	segs := split(name)
+	n := len(segs) - 1
+	if whole {
+		n = len(segs)
+	}
+	for k := 1; k <= n; k++ {
+		p := strings.Join(segs[:k], "/")
+		ok, known := r.realDir[p]
+		if !known {
+			fi, err := fs.Lstat(r.fsys, p)
+			ok = err == nil && fi.IsDir()
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			r.realDir[p] = ok
+		}
+		if !ok {
+			return &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+		}
+	}
+	return nil
 }
 
 // visible returns a not-exist error for op when name, or a directory it is
@@ -184,24 +250,36 @@ func (r *repoFS) load(dir string) error {
 }
 
 // readPatterns appends the patterns of the ignore file at name, if there
-// is one, for the directory domain.
+// is one, for the directory domain. As git does, it reads only a regular
+// file, and not through a symbolic link (git 2.32 and later do not follow
+// one to an ignore file); it reads at most MaxRead bytes of it.
 func (r *repoFS) readPatterns(name string, domain []string) error {
-	if fi, err := fs.Stat(r.fsys, name); err != nil || !fi.Mode().IsRegular() {
-		return nil // none, or not a file git would read
+	if r.throughLink(name, "open", false) != nil {
+		return nil // none, or under a link
 	}
-	data, err := fs.ReadFile(r.fsys, name)
+	f, err := os.OpenFile(filepath.Join(r.dir, filepath.FromSlash(name)), os.O_RDONLY|syscallNoFollow|syscallNonBlock, 0)
+	if err != nil {
+		return nil // none, a link (ELOOP), or not there any more
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil // not a file git would read
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
 	if err != nil {
 		return err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
+	if len(data) > MaxRead {
+		return fmt.Errorf("the ignore file %q is over %d bytes (16 MiB), the most repo-files reads of one; make it smaller", name, MaxRead)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		line = strings.TrimSuffix(line, "\r")
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		r.ps = append(r.ps, gitignore.ParsePattern(line, domain))
 	}
-	return sc.Err()
+	return nil
 }
 
 // split splits a slash-separated relative path into its segments; "" and

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +67,7 @@ func TestRepoFilesGitignore(t *testing.T) {
 // wantRepoFiles fails t unless repo-files lists want for glob in dir.
 func wantRepoFiles(t *testing.T, dir, glob string, want []string) {
 	t.Helper()
-	got, err := repoFiles(dir, glob)
+	got, err := repoFiles(context.Background(), dir, glob)
 	if err != nil {
 		t.Errorf("%q: %v", glob, err)
 		return
@@ -85,7 +87,7 @@ func TestRepoFilesBadGlob(t *testing.T) {
 		"a/../b":              `".." segment`,
 		"/etc/*":              "is absolute",
 	} {
-		if _, err := repoFiles(dir, glob); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := repoFiles(context.Background(), dir, glob); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error saying %q", glob, err, want)
 		}
 	}
@@ -102,7 +104,7 @@ func TestRepoFilesUnreadableIgnore(t *testing.T) {
 	if err := os.Chmod(filepath.Join(dir, "sub/.gitignore"), 0); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := repoFiles(dir, "**/*.go"); err == nil {
+	if got, err := repoFiles(context.Background(), dir, "**/*.go"); err == nil {
 		t.Errorf("listed %q with an unreadable .gitignore", got)
 	}
 }
@@ -124,8 +126,79 @@ func BenchmarkRepoFiles(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := repoFiles(dir, "**/*.go"); err != nil {
+		if _, err := repoFiles(context.Background(), dir, "**/*.go"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRepoFilesLinks: a symbolic link is listed, never followed — not by
+// `**`, and not when the glob names it as a directory (`out/*`), which
+// would list what lies outside the working directory; an ignore file
+// that is a symbolic link is not read, as git (2.32 and later) does not.
+func TestRepoFilesLinks(t *testing.T) {
+	outside := t.TempDir()
+	tree(t, outside, "secret.txt", "deep/x.txt", "ign")
+	os.WriteFile(filepath.Join(outside, "ign"), []byte("*.log\n"), 0o644)
+	dir := t.TempDir()
+	tree(t, dir, "src/a.go", "sub/.gitignore", "sub/b.log", "sub/c.go")
+	for link, target := range map[string]string{"out": outside, "in": "src", "up": "..", "gone": "nowhere", "sub/.gitignore": filepath.Join(outside, "ign")} {
+		os.Remove(filepath.Join(dir, link))
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		glob string
+		want []string
+	}{
+		{"*", []string{"gone", "in", "out", "up"}},
+		{"**", []string{"gone", "in", "out", "src/a.go", "sub/.gitignore", "sub/b.log", "sub/c.go", "up"}},
+		{"out", []string{"out"}},
+		{"gone", []string{"gone"}},
+		{"out/*", nil},
+		{"out/**", nil},
+		{"out/secret.txt", nil},
+		{"out/deep/x.txt", nil},
+		{"o*/secret.txt", nil},
+		{"{out,src}/*", []string{"src/a.go"}},
+		{"up/*", nil},
+		{"in/a.go", nil},
+		{"sub/*.log", []string{"sub/b.log"}}, // the linked .gitignore is not read
+	} {
+		wantRepoFiles(t, dir, tc.glob, tc.want)
+	}
+}
+
+// TestRepoFilesIgnoreFileBounds: an ignore file is read whole up to 16
+// MiB, whatever the length of its lines; a longer one fails the call,
+// saying so, without being read into memory.
+func TestRepoFilesIgnoreFileBounds(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, "a.go", "b.log")
+	long := strings.Repeat("x", 200_000) + "\n*.log\n"
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantRepoFiles(t, dir, "*", []string{".gitignore", "a.go"})
+	if err := os.Truncate(filepath.Join(dir, ".gitignore"), MaxRead+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := repoFiles(context.Background(), dir, "*"); err == nil || !strings.Contains(err.Error(), `the ignore file ".gitignore" is over 16777216 bytes`) {
+		t.Errorf("an ignore file over 16 MiB: %v", err)
+	}
+}
+
+// TestRepoFilesCancel: a listing stops once its context is done, with
+// the context's error: a glob whose alternatives expand to 2^40 patterns
+// would otherwise run for days.
+func TestRepoFilesCancel(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, "a")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := repoFiles(ctx, dir, strings.Repeat("{a,b}", 40))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled listing: %v; want context.Canceled", err)
 	}
 }
