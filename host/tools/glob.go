@@ -47,7 +47,58 @@ func checkGlob(pattern string) (string, error) {
 	if !doublestar.ValidatePattern(trimmed) {
 		return "", fmt.Errorf("the glob %q is malformed: a [ or { without its closing ] or }, or a \\ at the end", pattern)
 	}
+	if n, _ := expansions(trimmed, 0, false); n > MaxGlobPatterns {
+		return "", fmt.Errorf("the glob %q stands for more than %d patterns through its {…} alternatives (each group multiplies them), the most repo-files matches; use fewer alternatives, or a broader glob", pattern, MaxGlobPatterns)
+	}
 	return trimmed, nil
+}
+
+// MaxGlobPatterns bounds the patterns a repo-files glob stands for
+// through its {…} alternatives: the listing's work grows with their
+// number, which each group multiplies ({a,b}{a,b}… doubles it a group).
+const MaxGlobPatterns = 1024
+
+// expansions counts the patterns p[i:] stands for through its {…}
+// alternatives, up to MaxGlobPatterns+1, and returns where it stopped: at
+// the end of p, or, inGroup, at the "," or "}" that ends an alternative.
+// p is a valid doublestar pattern: a \ escapes the next byte, and a
+// {, "," or } inside [...] is a literal.
+func expansions(p string, i int, inGroup bool) (int, int) {
+	prod := 1
+	for i < len(p) {
+		switch p[i] {
+		case '\\':
+			i += 2
+		case '[':
+			j := strings.IndexByte(p[i+1:], ']')
+			if j < 0 {
+				return prod, len(p)
+			}
+			i += j + 2
+		case '{':
+			sum := 0
+			for i++; ; {
+				n, j := expansions(p, i, true)
+				sum, i = min(sum+n, MaxGlobPatterns+1), j
+				if i >= len(p) {
+					break
+				}
+				i++
+				if p[i-1] == '}' {
+					break
+				}
+			}
+			prod = min(prod*sum, MaxGlobPatterns+1)
+		case ',', '}':
+			if inGroup {
+				return prod, i
+			}
+			i++
+		default:
+			i++
+		}
+	}
+	return prod, i
 }
 
 // repoFiles lists the files under dir matching pattern, as slash-separated

@@ -86,6 +86,9 @@ func TestRepoFilesBadGlob(t *testing.T) {
 		"src/[":               "is malformed",
 		"a/../b":              `".." segment`,
 		"/etc/*":              "is absolute",
+		// 2^11 patterns through the alternatives; [{,}] and \{ are literals.
+		strings.Repeat("{a,b}", 11):                "stands for more than 1024 patterns",
+		"{a,{b,c,d}}" + strings.Repeat("{a,b}", 9): "stands for more than 1024 patterns",
 	} {
 		if _, err := repoFiles(context.Background(), dir, glob); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error saying %q", glob, err, want)
@@ -190,15 +193,38 @@ func TestRepoFilesIgnoreFileBounds(t *testing.T) {
 }
 
 // TestRepoFilesCancel: a listing stops once its context is done, with
-// the context's error: a glob whose alternatives expand to 2^40 patterns
-// would otherwise run for days.
+// the context's error: a tree of many files held to a .gitignore of many
+// patterns would otherwise run on.
 func TestRepoFilesCancel(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, "a")
+	tree(t, dir, "a", "b/c")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := repoFiles(ctx, dir, strings.Repeat("{a,b}", 40))
+	_, err := repoFiles(ctx, dir, "**")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled listing: %v; want context.Canceled", err)
+	}
+}
+
+// TestGlobExpansions: the count of patterns a glob stands for through its
+// {…} alternatives, which checkGlob bounds.
+func TestGlobExpansions(t *testing.T) {
+	for glob, want := range map[string]int{
+		"src/**/*.go":               1,
+		"*.{json,sh}":               2,
+		"{a,b}/{c,d,e}":             6,
+		"{a,{b,c}}":                 3,
+		"{a,{b,c}{d,e}}":            5,
+		"[{,}]{a,b}":                2,
+		`\{a,b\}`:                   1,
+		strings.Repeat("{a,b}", 10): 1024,
+		strings.Repeat("{a,b}", 40): MaxGlobPatterns + 1,
+	} {
+		if got, _ := expansions(glob, 0, false); got != want {
+			t.Errorf("%s: %d patterns, want %d", glob, got, want)
+		}
+		if _, err := checkGlob(glob); (err == nil) != (want <= MaxGlobPatterns) {
+			t.Errorf("checkGlob(%s): %v", glob, err)
+		}
 	}
 }
