@@ -287,6 +287,23 @@ func (v *validation) collect(e *jsonschema.ValidationError) {
 			v.alternatives(e, "oneOf")
 			return
 		}
+	case *kind.PropertyNames:
+		// The key is the value its causes are about, at no place of the
+		// input's own: say which object has it.
+		why := "does not satisfy the schema's propertyNames"
+		c := e
+		for len(c.Causes) == 1 {
+			c = c.Causes[0]
+		}
+		switch ck := c.ErrorKind.(type) {
+		case *kind.Pattern:
+			why = fmt.Sprintf("does not match the pattern %q the schema holds keys to", ck.Want)
+		case *kind.MinLength, *kind.MaxLength, *kind.Enum, *kind.Const:
+			why = "is not a key the schema allows there: " + c.ErrorKind.LocalizedString(printer)
+		}
+		loc := keyHolder(v.inst, e.InstanceLocation, k.Property)
+		v.add(findValue, loc, fmt.Sprintf("%s has the key %q, which %s; rename or remove it", where(loc), k.Property, why))
+		return
 	}
 	if len(e.Causes) == 0 {
 		v.leaf(e)
@@ -439,6 +456,43 @@ func (v *validation) refAt(loc []string) *ast.Ref {
 		return nil
 	}
 	return v.refs.at(loc)
+}
+
+// keyHolder returns the place of the object in inst that holds key: loc
+// when the object there does, else the first such object in the order of
+// the places (sorted). The validator's propertyNames failure can carry
+// the place of a sibling instead (santhosh-tekuri/jsonschema v6.0.3 reuses
+// the slice it builds places in), which would move the finding from run
+// to run.
+func keyHolder(inst any, loc []string, key string) []string {
+	if m, ok := instanceAt(inst, loc).(map[string]any); ok {
+		if _, ok := m[key]; ok {
+			return slices.Clone(loc)
+		}
+	}
+	var found [][]string
+	var walk func(v any, at []string)
+	walk = func(v any, at []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			if _, ok := x[key]; ok {
+				found = append(found, slices.Clone(at))
+			}
+			for k, e := range x {
+				walk(e, append(at, k))
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, append(at, strconv.Itoa(i)))
+			}
+		}
+	}
+	walk(inst, nil)
+	if len(found) == 0 {
+		return slices.Clone(loc)
+	}
+	slices.SortFunc(found, slices.Compare)
+	return found[0]
 }
 
 // instanceAt returns the value at the instance location loc inside inst,

@@ -333,3 +333,19 @@ func TestMissingBesideExtra(t *testing.T) {
 		}
 	}
 }
+
+// TestToolInputPropertyNames: a key that fails the schema's propertyNames
+// is reported at the object holding it, every time (the validator's own
+// place for it can be a sibling's, varying with map order), with the
+// pattern it does not match.
+func TestToolInputPropertyNames(t *testing.T) {
+	schema := `{"type": "object", "properties": {"template": {"type": "string"}, "note": {"type": "string"},
+		"values": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}}}`
+	want := []string{`2:76 tool "t": "values" has the key "b c", which does not match the pattern "^[a-z]+$" the schema holds keys to; rename or remove it`}
+	for range 20 {
+		got := checkTool(t, schema, `{"id": "b", "tool": "t", "input": {"template": "x", "note": "y", "values": {"a": "1", "b c": "2"}}}`)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("(-want +got):\n%s", d)
+		}
+	}
+}

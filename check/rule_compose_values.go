@@ -58,6 +58,12 @@ var ruleComposeValues = Rule{
 			p.report(r, s, tm.Value.Span, "", "compose: placeholder {%s} has no value; %s", n, fix)
 		}
 		for _, k := range unused {
+			if !composetext.ValidName(k) {
+				// No placeholder can name it: tool-input refuses the key
+				// itself, and "add {b c}" would be a fix the template
+				// then refuses.
+				continue
+			}
 			sug := ast.Suggest(k, names)
 			fix := fmt.Sprintf("add {%s} to the template or remove the value", k)
 			if sug != "" {

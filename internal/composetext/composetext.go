@@ -129,7 +129,11 @@ func Fill(parts []Part, values map[string]string) (string, error) {
 		b.WriteString(v)
 	}
 	for _, n := range slices.Sorted(maps.Keys(values)) {
-		if !used[n] {
+		switch {
+		case used[n]:
+		case !ValidName(n):
+			return "", fmt.Errorf("value %q is not used by the template, and no placeholder can name it: a name is a letter or _, then letters, digits, _ or -; rename the value or remove it", n)
+		default:
 			return "", fmt.Errorf("value %q is not used by the template; add {%s} to the template or remove the value", n, n)
 		}
 	}
