@@ -51,7 +51,7 @@ func TestResumePlan(t *testing.T) {
 		t.Errorf("_meta %v, first %v", r.Meta, first.Meta)
 	}
 	sess := r.Meta["session"].(string)
-	if b, _ := os.ReadFile(filepath.Join(sess, "notes.md")); string(b) != "wrote 1 bytes to out.txt\n" {
+	if b, _ := os.ReadFile(filepath.Join(sess, "notes.md")); string(b) != "wrote 1 byte to out.txt\n" {
 		t.Errorf("notes.md %q", b)
 	}
 	var redrives []any

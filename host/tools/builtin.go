@@ -221,7 +221,7 @@ func (b *Builtins) notes(ctx context.Context, input json.RawMessage) (string, er
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("appended %d bytes to %s", len(body), sessionfmt.NotesFile), nil
+	return fmt.Sprintf("appended %s to %s", byteCount(len(body)), sessionfmt.NotesFile), nil
 }
 
 // orderedStrings returns the members of a JSON object of strings and
@@ -270,14 +270,14 @@ func (b *Builtins) readFile(_ context.Context, in map[string]json.RawMessage) (s
 	}
 	defer f.Close()
 	if size > MaxRead {
-		return "", tooBig(p, size)
+		return "", tooBig(p, fmt.Sprintf("%d bytes", size))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
 	if err != nil {
 		return "", pathErr(p, err)
 	}
-	if len(data) > MaxRead {
-		return "", tooBig(p, int64(len(data)))
+	if len(data) > MaxRead { // it grew since its size was read
+		return "", tooBig(p, fmt.Sprintf("over %d bytes", MaxRead))
 	}
 	return string(data), nil
 }
@@ -287,9 +287,18 @@ func (b *Builtins) readFile(_ context.Context, in map[string]json.RawMessage) (s
 // output at 64 KiB and keeps it whole in the session).
 const MaxRead = 16 << 20
 
-// tooBig is read-file's refusal of a file over MaxRead.
-func tooBig(p string, size int64) error {
-	return fmt.Errorf("%q is %d bytes (at least); read-file reads at most %d (16 MiB): read a smaller file, or read it with a shell step", p, size, MaxRead)
+// tooBig is read-file's refusal of a file over MaxRead, whose size is
+// what is known of it.
+func tooBig(p, size string) error {
+	return fmt.Errorf("%q is %s; read-file reads at most %d (16 MiB): read a smaller file, or read it with a shell step", p, size, MaxRead)
+}
+
+// byteCount is n bytes in words: "1 byte", "6 bytes".
+func byteCount(n int) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func (b *Builtins) writeFile(_ context.Context, in map[string]json.RawMessage) (string, error) {
@@ -312,7 +321,7 @@ func (b *Builtins) writeFile(_ context.Context, in map[string]json.RawMessage) (
 	if err := writeBeneath(root, rel, []byte(content), b.Protected); err != nil {
 		return "", named(err, p, rel)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(content), p), nil
+	return fmt.Sprintf("wrote %s to %s", byteCount(len(content)), p), nil
 }
 
 // Refuses returns the refusal write-file would meet for the file its input

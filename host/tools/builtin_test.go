@@ -71,7 +71,7 @@ func TestBuiltins(t *testing.T) {
 		{tool: "write-file", input: `{"path": "out/new.txt", "content": "héllo"}`, want: "wrote 6 bytes to out/new.txt"},
 		{tool: "read-file", input: `{"path": "out/new.txt"}`, want: "héllo"},
 		{tool: "notes", input: `{"body": "first"}`, want: "appended 6 bytes to notes.md"},
-		{tool: "notes", input: `{"body": null}`, want: "appended 1 bytes to notes.md"},
+		{tool: "notes", input: `{"body": null}`, want: "appended 1 byte to notes.md"},
 		{tool: "notes", input: `{"body": "second\n"}`, want: "appended 7 bytes to notes.md"},
 		{tool: "repo-files", input: `{"glob": "*", "limit": 3, "dir": "x"}`, err: `repo-files: unknown input field "dir", "limit"; the tool takes {"glob": "…"}`},
 		{tool: "write-file", input: `{"path": "x"}`, err: `write-file: the input has no "content"; the tool takes {"path": "…", "content": "…"}`},
