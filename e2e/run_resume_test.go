@@ -63,10 +63,10 @@ func TestResumeTools(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(sess, "reports", "plan-1.redrive-0.json")); string(b) != first.stdout {
 		t.Errorf("the first report, set aside:\n%s\nwant:\n%s", b, first.stdout)
 	}
-	if b, _ := os.ReadFile(filepath.Join(sess, "notes.md")); string(b) != "wrote 1 bytes to out.txt\n" {
+	if b, _ := os.ReadFile(filepath.Join(sess, "notes.md")); string(b) != "wrote 1 byte to out.txt\n" {
 		t.Errorf("notes.md %q: note did not see write's recorded output", b)
 	}
-	for f, want := range map[string]string{"write.1.txt": "wrote 1 bytes to out.txt", "read.1.txt": "", "read.2.txt": "in", "note.1.txt": "appended 25 bytes to notes.md"} {
+	for f, want := range map[string]string{"write.1.txt": "wrote 1 byte to out.txt", "read.1.txt": "", "read.2.txt": "in", "note.1.txt": "appended 24 bytes to notes.md"} {
 		b, err := os.ReadFile(filepath.Join(sess, "outputs", "plan-1", f))
 		if want == "" && os.IsNotExist(err) {
 			continue // an empty output has no file
