@@ -73,7 +73,7 @@ func TestTraceList(t *testing.T) {
 func TestTraceStepsJSON(t *testing.T) {
 	dir := sessionTree(t)
 	got := run(t, "", "trace", "steps", "--format", "json", dir)
-	if got.Code != 0 || got.Stderr != "planc trace: note: line 26: the last line is cut short (the trace was still being written, or its writer died); left out\n" {
+	if got.Code != 0 || got.Stderr != "planc trace: note: "+filepath.Join(dir, "trace.jsonl")+": line 26: the last line is cut short (the trace was still being written, or its writer died); left out\n" {
 		t.Fatalf("exit %d, stderr %q", got.Code, got.Stderr)
 	}
 	testkit.GoldenFile(t, filepath.Join("testdata", "trace", "steps.jsonl"), got.Stdout, "trace steps --format json")

@@ -207,7 +207,8 @@ func TestTraceSteps(t *testing.T) {
 	if d := cmp.Diff(wantSteps, got.Stdout); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	wantErr := "planc trace: note: line 26: the last line is cut short (the trace was still being written, or its writer died); left out\n"
+	// The note names the trace file, as docs/trace.md says.
+	wantErr := "planc trace: note: " + filepath.Join(dir, "trace.jsonl") + ": line 26: the last line is cut short (the trace was still being written, or its writer died); left out\n"
 	if got.Stderr != wantErr {
 		t.Errorf("stderr %q, want %q", got.Stderr, wantErr)
 	}

@@ -126,10 +126,7 @@ func SkippedLines(s *tracefile.Session) []string {
 	var out []string
 	var walk func(s *tracefile.Session, depth int)
 	walk = func(s *tracefile.Session, depth int) {
-		file := s.Path
-		if s.Path == s.Dir {
-			file = filepath.Join(s.Dir, sessionfmt.TraceFile)
-		}
+		file := traceFile(s)
 		for _, n := range s.Notes {
 			if n.Skipped {
 				out = append(out, tracefile.Clean(file)+": "+n.String())
@@ -269,4 +266,12 @@ func steps(p *tracefile.Plan) string {
 		return "1 step"
 	}
 	return strconv.Itoa(p.StepCount) + " steps"
+}
+
+// traceFile is the trace file s was read from.
+func traceFile(s *tracefile.Session) string {
+	if s.Path == s.Dir {
+		return filepath.Join(s.Dir, sessionfmt.TraceFile)
+	}
+	return s.Path
 }

@@ -37,9 +37,11 @@ func Notes(s *tracefile.Session, view string) []string {
 	if view != "steps" {
 		return SkippedLines(s)
 	}
+	// Every note of the session's own trace, naming the file as
+	// SkippedLines does.
 	var notes []string
 	for _, n := range s.Notes {
-		notes = append(notes, fmt.Sprint(n))
+		notes = append(notes, tracefile.Clean(traceFile(s))+": "+n.String())
 	}
 	return notes
 }
