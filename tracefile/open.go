@@ -238,7 +238,7 @@ func Latest(root string) (string, error) {
 			break // an earlier second
 		}
 		dir := filepath.Join(root, name)
-		if !entries[i].IsDir() || !isSessionDir(dir) {
+		if !entries[i].IsDir() || !IsSessionDir(dir) {
 			continue
 		}
 		started := sessionStarted(dir)
@@ -258,8 +258,8 @@ func Latest(root string) (string, error) {
 	return best, nil
 }
 
-// isSessionDir reports whether dir holds a trace or a session.json.
-func isSessionDir(dir string) bool {
+// IsSessionDir reports whether dir holds a trace.jsonl or a session.json.
+func IsSessionDir(dir string) bool {
 	for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			return true

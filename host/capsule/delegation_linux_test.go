@@ -38,35 +38,8 @@ while :; do sleep 0.02; done
 // cancel. Either way the launcher writes completion.json and leaves the
 // delegation's line to the task.
 func TestSpawnEndsLaunchingChild(t *testing.T) {
-	if err := sandbox.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "fake-planc")
-	if err := os.WriteFile(exe, []byte(fakeChild), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sandbox.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-launch") // host/sandbox's tests leave it alone
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := sc.Close(); err != nil {
-			t.Errorf("close the scope: %v", err)
-		}
-	}()
-	sess, err := session.Create(filepath.Join(dir, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top", Version: "0.1.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
-	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
-	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: 5 * time.Second, exe: exe}
+	f := newLaunchFixture(t, fakeChild, "launch")
+	dir, sc, sess, tr, d := f.dir, f.sc, f.sess, f.tr, f.d
 
 	for i, up := range []string{"0.4", "never"} {
 		log := filepath.Join(dir, "log-"+up)
@@ -148,35 +121,8 @@ func (lateCancel) Err() error            { return context.Canceled }
 // task's task_canceled does not name it, and the step has its answer, so
 // that the step's result agrees with its delegation line.
 func TestSpawnExitedBeforeCancel(t *testing.T) {
-	if err := sandbox.Probe(); err != nil {
-		t.Skipf("no delegated cgroup v2 scope here: %v", err)
-	}
-	dir := t.TempDir()
-	exe := filepath.Join(dir, "fake-planc")
-	if err := os.WriteFile(exe, []byte(doneChild), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sandbox.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-exited") // host/sandbox's tests leave it alone
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := sc.Close(); err != nil {
-			t.Errorf("close the scope: %v", err)
-		}
-	}()
-	sess, err := session.Create(filepath.Join(dir, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top", Version: "0.1.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
-	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
-	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: 5 * time.Second, exe: exe}
+	f := newLaunchFixture(t, doneChild, "exited")
+	sc, sess, tr, d := f.sc, f.sess, f.tr, f.d
 
 	c := vm.Call{PlanID: "p", Attempt: 1, Step: &ir.Step{ID: "w", Kind: ir.KindCapsule, Target: "worker"}}
 	out, err := d.Spawn(lateCancel{t.Context()}, sc, c)
@@ -198,4 +144,53 @@ func TestSpawnExitedBeforeCancel(t *testing.T) {
 	if want := "delegation_start plan-1-w-1 <nil>, delegation plan-1-w-1 completed"; strings.Join(got, ", ") != want {
 		t.Errorf("trace %v; want %s", got, want)
 	}
+}
+
+// launchFixture is a Launcher of local/top that may spawn local/worker
+// from a roost in dir, starting exe (a script standing for planc
+// __capsule) in a scope of its own, with the session and trace of plan 1.
+type launchFixture struct {
+	dir  string
+	sc   *sandbox.Scope
+	sess *session.Session
+	tr   *session.Trace
+	d    *Launcher
+}
+
+// newLaunchFixture makes a launchFixture whose child is the script child,
+// in the scope planc-test-<pid>-<scope> (host/sandbox's tests leave it
+// alone); it skips without a delegated cgroup v2 scope. The scope and
+// the trace are closed when the test ends.
+func newLaunchFixture(t *testing.T, child, scope string) *launchFixture {
+	t.Helper()
+	if err := sandbox.Probe(); err != nil {
+		t.Skipf("no delegated cgroup v2 scope here: %v", err)
+	}
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "fake-planc")
+	if err := os.WriteFile(exe, []byte(child), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sandbox.OpenScope("planc-test-" + strconv.Itoa(os.Getpid()) + "-" + scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := sc.Close(); err != nil {
+			t.Errorf("close the scope: %v", err)
+		}
+	})
+	sess, err := session.Create(filepath.Join(dir, "sessions"), sessionfmt.SessionInfo{Capsule: "local/top", Version: "0.1.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := session.OpenTrace(filepath.Join(sess.Dir, sessionfmt.TraceFile), sess.Info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Close() })
+	roost := testkit.WriteRoost(t, dir, "local/worker", `{"name": "local/worker", "entrypoint": {"command": ["cat"]}}`)
+	task := &session.Task{Session: sess, Trace: tr, Plan: &session.PlanFile{N: 1}, WorkDir: dir}
+	d := &Launcher{task: task, roost: Roost{Dir: roost}, roostWas: true, from: "local/top", allow: []string{"local/worker"}, grace: 5 * time.Second, exe: exe}
+	return &launchFixture{dir: dir, sc: sc, sess: sess, tr: tr, d: d}
 }

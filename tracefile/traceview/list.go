@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/tracefile"
 )
 
@@ -80,7 +79,7 @@ func ListSessions(root string) ([]SessionJSON, error) {
 	var out []SessionJSON
 	for _, ent := range slices.Backward(entries) {
 		dir := filepath.Join(root, ent.Name())
-		if !ent.IsDir() || !isSessionDir(dir) {
+		if !ent.IsDir() || !tracefile.IsSessionDir(dir) {
 			continue
 		}
 		s, err := tracefile.OpenTop(dir)
@@ -90,16 +89,6 @@ func ListSessions(root string) ([]SessionJSON, error) {
 		out = append(out, Summary(s))
 	}
 	return out, nil
-}
-
-// isSessionDir reports whether dir holds a trace.jsonl or a session.json.
-func isSessionDir(dir string) bool {
-	for _, f := range []string{sessionfmt.TraceFile, sessionfmt.SessionFile} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // Summary returns s as `planc trace list` shows it: one entry per plan
