@@ -183,3 +183,34 @@ func TestRunWholeOutputRedrive(t *testing.T) {
 		t.Errorf("plan_step lines (-want +got):\n%s", d)
 	}
 }
+
+// TestResumeInvalidUTF8Output: a reused step whose output is not valid
+// UTF-8 gives on --resume the bytes it printed, as references saw them
+// the first time (S20, S26), not the kept report's U+FFFD for each bad
+// byte: a condition that tells them apart (raw \xff sorts after U+10000,
+// U+FFFD before it) holds on the resumed run as it would have on the
+// first.
+func TestResumeInvalidUTF8Output(t *testing.T) {
+	testkit.NeedScope(t)
+	t.Parallel()
+	dir := t.TempDir()
+	testkit.WriteFiles(t, dir, "capsule.json", wholeCapsule, "plan.json", `{"id": "bytes", "steps": [
+		{"id": "a", "shell": "sh -c 'printf \"\\377\\376abc\"'"},
+		{"id": "b", "shell": "sh -c 'test -f marker'", "depends_on": ["a"]},
+		{"id": "c", "tool": "notes", "depends_on": ["a", "b"], "if": "$a.output > '𐀀'", "input": {"body": "high"}}]}`)
+	if r := planc(t, dir, "--capsule", "capsule.json", "plan.json"); r.code != 1 {
+		t.Fatalf("first run: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	testkit.WriteFiles(t, dir, "marker", "")
+	r := planc(t, dir, "--capsule", "capsule.json", "--resume")
+	if r.code != 0 {
+		t.Fatalf("resume: exit %d\n%s", r.code, r.stderr)
+	}
+	var got []string
+	for _, s := range r.report(t).Steps {
+		got = append(got, fmt.Sprint(s.StepID, ":", s.Status))
+	}
+	if d := cmp.Diff([]string{"a:success", "b:success", "c:success"}, got); d != "" {
+		t.Errorf("resumed report (-want +got), c's condition read a's output as other bytes:\n%s", d)
+	}
+}

@@ -112,6 +112,16 @@ func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 			}
 			if report != nil && report[si] != nil {
 				text, have = *report[si], true
+				// The report's JSON holds U+FFFD for each byte of an
+				// output that was not valid UTF-8, which the index line
+				// could not hold either: the kept file has the bytes
+				// references read the first time (S20), when it holds
+				// what the report shows.
+				if r != nil && strings.ContainsRune(text, utf8.RuneError) {
+					if raw, ok := textFromFile(r, k.Path); ok && !utf8.ValidString(raw) && jsonText(raw) == text {
+						text = raw
+					}
+				}
 			}
 		}
 		if have {
@@ -249,4 +259,23 @@ func wholeKept(text, path string, size int64) bool {
 	n, _ := io.ReadFull(f, head)
 	prefix := string(head[:n])
 	return strings.HasPrefix(text, prefix[:sessionfmt.CutPoint(prefix, sessionfmt.OutputLimit)])
+}
+
+// jsonText is s as encoding/json writes it and reads it back: each byte
+// that is not part of valid UTF-8 becomes U+FFFD.
+func jsonText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
