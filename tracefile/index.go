@@ -2,7 +2,6 @@ package tracefile
 
 import (
 	"bytes"
-	"os"
 
 	"github.com/planc/planc/internal/sessionfmt"
 )
@@ -13,7 +12,7 @@ import (
 // (torn by a writer that died) are left out; a missing file is an empty
 // index.
 func readIndex(path string, ids []string, byID map[string]int, want func(si, attempt int) bool) []*sessionfmt.IndexRecord {
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if err != nil {
 		return nil
 	}
@@ -94,7 +93,7 @@ func decodeIndexRecord(line []byte, r *sessionfmt.IndexRecord) (id []byte, ok bo
 // cut and marked with r.Shown. ok is false when the file cannot be read or
 // is not r.Bytes long (it is not the output the record describes).
 func textFromFile(r *sessionfmt.IndexRecord, path string) (string, bool) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return "", false
 	}
@@ -122,7 +121,7 @@ func textFromFile(r *sessionfmt.IndexRecord, path string) (string, bool) {
 // file (an empty output gets none).
 func emptyOutputs(path, id string) map[int]bool {
 	out := map[int]bool{}
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if err != nil {
 		return out
 	}

@@ -60,6 +60,9 @@ func (s *Session) RunsOf(n int) ([]*Plan, error) {
 		return runs, nil
 	}
 	ns := s.PlanNumbers()
+	if len(ns) == 0 && s.TraceErr != nil {
+		return nil, fmt.Errorf("session %s: its trace cannot be read: %s", Clean(quote(s.ID)), Clean(s.TraceErr.Error()))
+	}
 	if len(ns) == 0 {
 		return nil, fmt.Errorf("session %s has started no plan (its trace has no plan_start)", Clean(quote(s.ID)))
 	}
@@ -101,7 +104,7 @@ func (s *Session) StepIDs(n int) []string {
 			ID string `json:"id"`
 		} `json:"steps"`
 	}
-	if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
+	if b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
 		for _, st := range doc.Steps {
 			add(st.ID)
 		}
@@ -319,7 +322,7 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 		return nil, "", err
 	}
 	last := runs[len(runs)-1]
-	b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n))))
+	b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n))))
 	switch {
 	case err == nil:
 		if !last.Ended {
@@ -332,7 +335,7 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 		// A redrive sets the report before it aside as it starts (S28):
 		// that one is the newest kept, the earlier run's.
 		for k := len(runs) - 2; k >= 0; k-- {
-			if b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))); err == nil {
+			if b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))); err == nil {
 				return b, fmt.Sprintf("plan %d's last run has no plan_end (still running, or planc died): this report is an earlier run's, %s", n, sessionfmt.RedriveReportPath(n, k)), nil
 			}
 		}

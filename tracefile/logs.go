@@ -2,7 +2,6 @@ package tracefile
 
 import (
 	"io"
-	"os"
 )
 
 // WriteError is a failed write to the writer a view writes to, told apart
@@ -54,7 +53,7 @@ func (l *StepLogs) WriteAll(w io.Writer, stepID string) error {
 
 // copyFile writes the file at path to w.
 func copyFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package tracefile
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 
 	"github.com/planc/planc/internal/sessionfmt"
@@ -31,7 +30,7 @@ func (s *Session) addNotRun() {
 				ID string `json:"id"`
 			} `json:"steps"`
 		}
-		b, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n))))
+		b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n))))
 		if err != nil || json.Unmarshal(b, &doc) != nil {
 			continue
 		}

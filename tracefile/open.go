@@ -70,9 +70,10 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 		dir, tracePath = filepath.Dir(path), path
 	}
 	var s *Session
-	f, err := os.Open(tracePath)
+	f, err := OpenRegular(tracePath)
 	if err != nil {
 		s = FromEvents(nil)
+		s.TraceErr = err
 		s.Notes = append(s.Notes, Note{Text: fmt.Sprintf("no trace: %v", err)})
 	} else {
 		events, notes, rerr := Read(f)
@@ -149,7 +150,7 @@ func (s *Session) readInfo(isDir bool) {
 
 // readJSON decodes the small JSON file at path into v.
 func readJSON(path string, v any) error {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return err
 	}

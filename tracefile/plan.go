@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/planc/planc/internal/sessionfmt"
@@ -88,7 +87,7 @@ var ErrNotStarted = errors.New("no plan_start")
 // for a trace that cannot be read at all, or that holds no plan_start of
 // plan n (ErrNotStarted).
 func ReadPlan(dir string, n int) (*PlanRecord, error) {
-	f, err := os.Open(filepath.Join(dir, sessionfmt.TraceFile))
+	f, err := OpenRegular(filepath.Join(dir, sessionfmt.TraceFile))
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -149,7 +148,7 @@ func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 			}
 			continue
 		}
-		whole, err := os.ReadFile(k.Path)
+		whole, err := ReadRegular(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
 			pr.Status, pr.Error = "", ""
@@ -180,7 +179,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		return nil
 	}
 	path := filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.ReportPath(p.N)))
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -246,7 +245,7 @@ func at(index []*sessionfmt.IndexRecord, i int) *sessionfmt.IndexRecord {
 // output that text, a cut result, stands for: its size is size (unless
 // size is negative) and it begins with text's uncut part.
 func wholeKept(text, path string, size int64) bool {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return false
 	}

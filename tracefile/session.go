@@ -18,6 +18,9 @@ type Session struct {
 	// Path is what the session was opened from: a session directory or a
 	// trace file.
 	Path string
+	// TraceErr is why the trace could not be opened (none, a FIFO, no
+	// permission), nil when it was read.
+	TraceErr error
 	// Dir is the session directory, where delegations/ is looked for: Path,
 	// or the trace file's directory.
 	Dir string

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -143,7 +142,7 @@ func PlanTimeline(s *tracefile.Session, n int) (*Timeline, error) {
 	if last.Ended {
 		tl.Outcome = last.Outcome
 	}
-	if src, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
+	if src, err := tracefile.ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
 		if plan, _ := check.Load(src, nil); plan != nil {
 			tl.Program, _ = ir.Lower(plan)
 		}
@@ -230,7 +229,7 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 	if b.Output == "" {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(tl.dir, filepath.FromSlash(b.Output)))
+	f, err := tracefile.OpenRegular(filepath.Join(tl.dir, filepath.FromSlash(b.Output)))
 	if err != nil {
 		return ""
 	}
