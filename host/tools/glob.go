@@ -121,6 +121,11 @@ func repoFiles(ctx context.Context, dir, pattern string) ([]string, error) {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, fmt.Errorf("the listing was cancelled: %w", cerr)
 		}
+		if errors.Is(err, fs.ErrInvalid) {
+			// checkGlob reads the segments before the alternatives:
+			// one of these made a path that is not relative and local.
+			return nil, fmt.Errorf("the glob %q has a {…} alternative that is empty, \".\", \"..\" or absolute where a path segment goes; write it relative to the working directory, without them", pattern)
+		}
 		return nil, err
 	}
 	slices.Sort(out)

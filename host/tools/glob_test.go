@@ -86,6 +86,8 @@ func TestRepoFilesBadGlob(t *testing.T) {
 		"src/[":               "is malformed",
 		"a/../b":              `".." segment`,
 		"/etc/*":              "is absolute",
+		"{..,a}/*":            "has a {…} alternative that is empty",
+		"{/etc,x}/*":          "has a {…} alternative that is empty",
 		// 2^11 patterns through the alternatives; [{,}] and \{ are literals.
 		strings.Repeat("{a,b}", 11):                "stands for more than 1024 patterns",
 		"{a,{b,c,d}}" + strings.Repeat("{a,b}", 9): "stands for more than 1024 patterns",
