@@ -52,6 +52,40 @@ func FormatText(capsule string, infos []ToolInfo) string {
 // schema allows members it does not name; e.g. {"path": string,
 // "encoding"?: string}. A tool without a schema takes "any object".
 func InputSummary(schema json.RawMessage) string {
+	return summary(rootRef(schema, 8))
+}
+
+// rootRef follows a schema whose root is only a "$ref" into the same
+// document ("#/$defs/args", as schema generators write one), up to
+// depth links, and returns the schema it leads to; the root itself when it
+// is not such a link or the link leads nowhere.
+func rootRef(root json.RawMessage, depth int) json.RawMessage {
+	cur := root
+	for range depth {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(cur, &m) != nil || m["properties"] != nil {
+			return cur
+		}
+		var ref string
+		if json.Unmarshal(m["$ref"], &ref) != nil || !strings.HasPrefix(ref, "#/") {
+			return cur
+		}
+		next := root
+		for _, tok := range strings.Split(ref[2:], "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(next, &obj) != nil || obj[tok] == nil {
+				return cur
+			}
+			next = obj[tok]
+		}
+		cur = next
+	}
+	return cur
+}
+
+// summary is InputSummary of schema, its root's $ref followed.
+func summary(schema json.RawMessage) string {
 	var s struct {
 		Type                 json.RawMessage            `json:"type"`
 		Properties           map[string]json.RawMessage `json:"properties"`

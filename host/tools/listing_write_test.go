@@ -23,3 +23,22 @@ func TestListingWrite(t *testing.T) {
 		t.Errorf("json does not read back: %v %+v", err, back)
 	}
 }
+
+// TestInputSummary: the one-line summary of an input schema, a root that
+// is only a $ref into the same document (as schema generators write one)
+// followed to the members it names.
+func TestInputSummary(t *testing.T) {
+	for schema, want := range map[string]string{
+		``:     "any object (the tool gives no input schema)",
+		`null`: "any object (the tool gives no input schema)",
+		`{"type": "object", "properties": {"path": {"type": "string"}, "n": {"type": ["integer", "null"]}}, "required": ["path"], "additionalProperties": false}`: `{"path": string, "n"?: integer or null}`,
+		`{"$ref": "#/$defs/args", "$defs": {"args": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}}}`:                             `{"q": string, …}`,
+		`{"$ref": "#/definitions/a~1b", "definitions": {"a/b": {"$ref": "#/definitions/c"}, "c": {"properties": {"x": {"enum": [1, 2]}}}}}`:                       `{"x"?: 1 | 2, …}`,
+		`{"$ref": "#/$defs/loop", "$defs": {"loop": {"$ref": "#/$defs/loop"}}}`:                                                                                   `{…}`,
+		`{"$ref": "#/$defs/missing"}`: `{…}`,
+	} {
+		if got := InputSummary(json.RawMessage(schema)); got != want {
+			t.Errorf("InputSummary(%s) = %s, want %s", schema, got, want)
+		}
+	}
+}
