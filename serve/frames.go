@@ -140,8 +140,7 @@ func notJSON(line []byte) *reply {
 	err := json.Unmarshal(line, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) && strings.HasSuffix(se.Error(), "exceeded max depth") {
-		return newReply(sniffID(line[:min(len(line), sniffWindow)]), jsonrpc.CodeInvalidRequest,
-			"invalid request: the message nests deeper than the 10000 levels JSON is decoded to (a plan may nest %d, S5); it was skipped: nest less", parser.DefaultLimits().MaxDepth)
+		return newReply(sniffID(line[:min(len(line), sniffWindow)]), jsonrpc.CodeInvalidRequest, "invalid request: %s", tooDeep(10000, "JSON is decoded to"))
 	}
 	if errors.As(err, &se) {
 		return newReply(nullID, jsonrpc.CodeParseError, "parse error: the line is not JSON: %v at byte %d; send one JSON-RPC message per line", se, se.Offset)
@@ -196,13 +195,18 @@ func decodeMessage(raw json.RawMessage) (jsonrpc.Message, *reply) {
 		// The SDK decodes a message to sdkMaxDepth levels only (go-sdk
 		// v1.8.0, internal/json): a plan nested deeper than that never
 		// reaches check-plan's too-deep, so say what the limit is.
-		return invalid(fmt.Sprintf("the message nests deeper than the %d levels the MCP SDK decodes (a plan may nest %d, S5); it was skipped: nest less",
-			sdkMaxDepth, parser.DefaultLimits().MaxDepth))
+		return invalid(tooDeep(sdkMaxDepth, "the MCP SDK decodes"))
 	}
 	if err != nil {
 		return invalid(err.Error())
 	}
 	return msg, nil
+}
+
+// tooDeep says that a message nests deeper than the levels a decoder
+// (what) takes.
+func tooDeep(levels int, what string) string {
+	return fmt.Sprintf("the message nests deeper than the %d levels %s (a plan may nest %d, S5); it was skipped: nest less", levels, what, parser.DefaultLimits().MaxDepth)
 }
 
 // sdkMaxDepth is the nesting the SDK's JSON-RPC decoder takes (go-sdk

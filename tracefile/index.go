@@ -3,6 +3,7 @@ package tracefile
 import (
 	"bytes"
 
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -12,7 +13,7 @@ import (
 // (torn by a writer that died) are left out; a missing file is an empty
 // index.
 func readIndex(path string, ids []string, byID map[string]int, want func(si, attempt int) bool) []*sessionfmt.IndexRecord {
-	b, err := ReadRegular(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -93,7 +94,7 @@ func decodeIndexRecord(line []byte, r *sessionfmt.IndexRecord) (id []byte, ok bo
 // cut and marked with r.Shown. ok is false when the file cannot be read or
 // is not r.Bytes long (it is not the output the record describes).
 func textFromFile(r *sessionfmt.IndexRecord, path string) (string, bool) {
-	f, err := OpenRegular(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return "", false
 	}
@@ -121,7 +122,7 @@ func textFromFile(r *sessionfmt.IndexRecord, path string) (string, bool) {
 // file (an empty output gets none).
 func emptyOutputs(path, id string) map[int]bool {
 	out := map[int]bool{}
-	b, err := ReadRegular(path)
+	b, err := regfile.ReadFile(path)
 	if err != nil {
 		return out
 	}

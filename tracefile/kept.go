@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/planc/planc/ast"
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -54,17 +55,23 @@ func (s *Session) PlanRuns(n int) []*Plan {
 	return runs
 }
 
+// NoPlanError is the error of a session that has started no plan: its
+// trace holds no plan_start, or it could not be read at all (TraceErr).
+func (s *Session) NoPlanError() error {
+	if s.TraceErr != nil {
+		return fmt.Errorf("session %s: its trace cannot be read: %s", Clean(quote(s.ID)), Clean(s.TraceErr.Error()))
+	}
+	return fmt.Errorf("session %s has started no plan (its trace has no plan_start)", Clean(quote(s.ID)))
+}
+
 // RunsOf returns the runs of plan n, or an error naming the plans there are.
 func (s *Session) RunsOf(n int) ([]*Plan, error) {
 	if runs := s.PlanRuns(n); len(runs) > 0 {
 		return runs, nil
 	}
 	ns := s.PlanNumbers()
-	if len(ns) == 0 && s.TraceErr != nil {
-		return nil, fmt.Errorf("session %s: its trace cannot be read: %s", Clean(quote(s.ID)), Clean(s.TraceErr.Error()))
-	}
 	if len(ns) == 0 {
-		return nil, fmt.Errorf("session %s has started no plan (its trace has no plan_start)", Clean(quote(s.ID)))
+		return nil, s.NoPlanError()
 	}
 	return nil, fmt.Errorf("session %s has no plan %d; its plans are %s", Clean(quote(s.ID)), n, numberList(ns))
 }
@@ -104,7 +111,7 @@ func (s *Session) StepIDs(n int) []string {
 			ID string `json:"id"`
 		} `json:"steps"`
 	}
-	if b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
+	if b, err := regfile.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil && json.Unmarshal(b, &doc) == nil {
 		for _, st := range doc.Steps {
 			add(st.ID)
 		}
@@ -322,7 +329,7 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 		return nil, "", err
 	}
 	last := runs[len(runs)-1]
-	b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n))))
+	b, err := regfile.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.ReportPath(n))))
 	switch {
 	case err == nil:
 		if !last.Ended {
@@ -335,7 +342,7 @@ func (s *Session) Report(n int) (report []byte, note string, err error) {
 		// A redrive sets the report before it aside as it starts (S28):
 		// that one is the newest kept, the earlier run's.
 		for k := len(runs) - 2; k >= 0; k-- {
-			if b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))); err == nil {
+			if b, err := regfile.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.RedriveReportPath(n, k)))); err == nil {
 				return b, fmt.Sprintf("plan %d's last run has no plan_end (still running, or planc died): this report is an earlier run's, %s", n, sessionfmt.RedriveReportPath(n, k)), nil
 			}
 		}

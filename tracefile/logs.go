@@ -2,6 +2,8 @@ package tracefile
 
 import (
 	"io"
+
+	"github.com/planc/planc/internal/regfile"
 )
 
 // WriteError is a failed write to the writer a view writes to, told apart
@@ -53,7 +55,7 @@ func (l *StepLogs) WriteAll(w io.Writer, stepID string) error {
 
 // copyFile writes the file at path to w.
 func copyFile(w io.Writer, path string) error {
-	f, err := OpenRegular(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return err
 	}

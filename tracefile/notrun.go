@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -30,7 +31,7 @@ func (s *Session) addNotRun() {
 				ID string `json:"id"`
 			} `json:"steps"`
 		}
-		b, err := ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n))))
+		b, err := regfile.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n))))
 		if err != nil || json.Unmarshal(b, &doc) != nil {
 			continue
 		}

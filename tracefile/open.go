@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -70,7 +71,7 @@ func open(path string, isDir bool, depth int, seen map[string]bool) *Session {
 		dir, tracePath = filepath.Dir(path), path
 	}
 	var s *Session
-	f, err := OpenRegular(tracePath)
+	f, err := regfile.Open(tracePath)
 	if err != nil {
 		s = FromEvents(nil)
 		s.TraceErr = err
@@ -150,7 +151,7 @@ func (s *Session) readInfo(isDir bool) {
 
 // readJSON decodes the small JSON file at path into v.
 func readJSON(path string, v any) error {
-	f, err := OpenRegular(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return err
 	}

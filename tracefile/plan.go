@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -87,7 +88,7 @@ var ErrNotStarted = errors.New("no plan_start")
 // for a trace that cannot be read at all, or that holds no plan_start of
 // plan n (ErrNotStarted).
 func ReadPlan(dir string, n int) (*PlanRecord, error) {
-	f, err := OpenRegular(filepath.Join(dir, sessionfmt.TraceFile))
+	f, err := regfile.Open(filepath.Join(dir, sessionfmt.TraceFile))
 	if err != nil {
 		return nil, err
 	}

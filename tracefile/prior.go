@@ -1,6 +1,7 @@
 package tracefile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 )
 
@@ -148,7 +150,7 @@ func (p *PlanRecord) Prior(ids []string, cut CutFunc) ([]StepPrior, []Note) {
 			}
 			continue
 		}
-		whole, err := ReadRegular(k.Path)
+		whole, err := regfile.ReadFile(k.Path)
 		if err != nil {
 			notes = append(notes, Note{Text: fmt.Sprintf("step %s succeeded, but its kept output cannot be read (%v); it runs again", quote(id), err)})
 			pr.Status, pr.Error = "", ""
@@ -179,7 +181,7 @@ func (p *PlanRecord) reportOutputs(notes *[]Note) []*string {
 		return nil
 	}
 	path := filepath.Join(p.Dir, filepath.FromSlash(sessionfmt.ReportPath(p.N)))
-	b, err := ReadRegular(path)
+	b, err := regfile.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -245,7 +247,7 @@ func at(index []*sessionfmt.IndexRecord, i int) *sessionfmt.IndexRecord {
 // output that text, a cut result, stands for: its size is size (unless
 // size is negative) and it begins with text's uncut part.
 func wholeKept(text, path string, size int64) bool {
-	f, err := OpenRegular(path)
+	f, err := regfile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -260,21 +262,11 @@ func wholeKept(text, path string, size int64) bool {
 	return strings.HasPrefix(text, prefix[:sessionfmt.CutPoint(prefix, sessionfmt.OutputLimit)])
 }
 
-// jsonText is s as encoding/json writes it and reads it back: each byte
-// that is not part of valid UTF-8 becomes U+FFFD.
+// jsonText is s as the kept report holds it: encoding/json, which wrote
+// the report, writes each byte that is not part of valid UTF-8 as U+FFFD.
 func jsonText(s string) string {
-	if utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteRune(utf8.RuneError)
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
+	b, _ := json.Marshal(s)
+	var back string
+	json.Unmarshal(b, &back)
+	return back
 }

@@ -26,41 +26,57 @@ import (
 // globs that name the links as directories list nothing through them —
 // no /etc/passwd, no name of the outside directory — and a .gitignore
 // that is a link to a file outside is not read, as git does not read
-// one. The links themselves are listed (control: `*`).
+// one. The links themselves are listed. As root and as uid 65534 in a
+// delegated cgroup; control: the same globs, outside planc, reach
+// through the links.
 func TestAttackRepoFilesLinks(t *testing.T) {
 	t.Parallel()
-	outside := t.TempDir()
-	testkit.WriteFiles(t, outside, "outside-secret-name.txt", "x", "ign", "*.keep\n")
-	dir := t.TempDir()
-	testkit.WriteFiles(t, dir, "a.keep", "a\n")
-	for link, target := range map[string]string{"root": "/", "out": outside, ".gitignore": filepath.Join(outside, "ign")} {
-		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	globs := map[string]string{"etc": "root/etc/pass*", "walk": "root/etc/**/passwd", "out": "out/*", "outdeep": "out/**", "top": "*"}
-	var steps []map[string]any
-	for id, g := range globs {
-		steps = append(steps, map[string]any{"id": id, "tool": "repo-files", "input": map[string]string{"glob": g}, "on_error": "continue"})
-	}
-	plan, _ := json.Marshal(map[string]any{"id": "links", "steps": steps})
-	testkit.WriteFiles(t, dir, "plan.json", string(plan))
-	r := planc(t, dir, "--session", filepath.Join(t.TempDir(), "sess"), "plan.json")
-	for _, s := range r.report(t).Steps {
-		out := deref(s.Output)
-		if s.Status != vm.StatusSuccess {
-			t.Errorf("%s: %s %s; want success", s.StepID, s.Status, deref(s.Error))
-		}
-		if s.StepID == "top" {
-			if want := ".gitignore\na.keep\nout\nplan.json\nroot"; out != want {
-				t.Errorf("*: %q; want the links listed and a.keep, which the linked .gitignore would hide, too: %q", out, want)
+	world := func(t *testing.T) string {
+		outside := inodeWorld(t)
+		testkit.WriteFiles(t, outside, "outside-secret-name.txt", "x", "ign", "*.keep\n")
+		dir := inodeWorld(t)
+		testkit.WriteFiles(t, dir, "a.keep", "a\n")
+		for link, target := range map[string]string{"root": "/", "out": outside, ".gitignore": filepath.Join(outside, "ign")} {
+			if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+				t.Fatal(err)
 			}
-			continue
 		}
-		if s.Output != nil {
-			t.Errorf("%s (%s) listed through a symbolic link: %q", s.StepID, globs[s.StepID], out)
-		}
+		return dir
 	}
+	t.Run("control", func(t *testing.T) {
+		dir := world(t)
+		for _, g := range []string{"root/etc/pass*", "out/*"} {
+			if m, _ := filepath.Glob(filepath.Join(dir, g)); len(m) == 0 {
+				t.Errorf("%s reaches nothing through its link outside planc", g)
+			}
+		}
+	})
+	asUsers(t, func(t *testing.T, conf attackConf) {
+		dir := world(t)
+		var steps []map[string]any
+		for id, g := range globs {
+			steps = append(steps, map[string]any{"id": id, "tool": "repo-files", "input": map[string]string{"glob": g}, "on_error": "continue"})
+		}
+		plan, _ := json.Marshal(map[string]any{"id": "links", "steps": steps})
+		testkit.WriteFiles(t, dir, "plan.json", string(plan))
+		r := runInode(t, conf, dir, nil, "plan.json")
+		for _, s := range r.report(t).Steps {
+			out := deref(s.Output)
+			if s.Status != vm.StatusSuccess {
+				t.Errorf("%s: %s %s; want success", s.StepID, s.Status, deref(s.Error))
+			}
+			if s.StepID == "top" {
+				if want := ".gitignore\na.keep\nout\nplan.json\nroot"; out != want {
+					t.Errorf("*: %q; want the links listed and a.keep, which the linked .gitignore would hide, too: %q", out, want)
+				}
+				continue
+			}
+			if s.Output != nil {
+				t.Errorf("%s (%s) listed through a symbolic link: %q", s.StepID, globs[s.StepID], out)
+			}
+		}
+	})
 }
 
 // TestRepoFilesEndsOnCancel: a repo-files call that would run for

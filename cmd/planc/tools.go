@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/planc/planc/internal/cliflag"
-	"github.com/planc/planc/internal/termtext"
 )
 
 // toolsCommand is planc tools (docs/cli.md).
@@ -63,15 +62,10 @@ func runTools(e *env, c *command, args []string) int {
 	// The names and descriptions are the MCP servers' words: on a
 	// terminal, their controls are shown, not acted on, as planc trace
 	// shows a step's output.
-	out := termtext.JSONForTerminal(e.stdout)
-	if format.Value != "json" {
-		out = termtext.ForTerminal(e.stdout)
-	}
+	out, flush := e.shown(format.Value == "json")
 	err = capsule.Env.Listing(infos).Write(out, format.Value)
-	if sw, ok := out.(*termtext.SafeWriter); ok {
-		if ferr := sw.Flush(); err == nil {
-			err = ferr
-		}
+	if ferr := flush(); err == nil {
+		err = ferr
 	}
 	if err != nil {
 		return e.writeFailed(err)

@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
 	"github.com/planc/planc/host/session"
 	"github.com/planc/planc/internal/cliflag"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/internal/termtext"
 	"github.com/planc/planc/tracefile"
 	"github.com/planc/planc/tracefile/traceview"
-	"os"
-	"slices"
-	"time"
 )
 
 // traceCommand is planc trace (docs/cli.md).
@@ -236,18 +238,38 @@ func (e *env) writeOut(b []byte) int {
 	return exitOK
 }
 
-// writeView writes a view on standard output. JSON (isJSON) goes out as
-// it is when piped or redirected; on a terminal, through
-// termtext.EscapeJSON, as planc run's report does: the C1 and
-// bidirectional controls and the line separators a plan's ids, an error
-// or a step's output put in it are written \uXXXX, the same JSON, which
-// the terminal shows without acting on. The text views escape them
-// themselves.
+// writeView writes a view on standard output: JSON (isJSON) through
+// e.shown, as planc run's report goes out; the text views escape what
+// they show themselves.
 func (e *env) writeView(b []byte, isJSON bool) int {
-	if _, tty := termtext.Terminal(e.stdout); isJSON && tty {
-		b = termtext.EscapeJSON(b)
+	if !isJSON {
+		return e.writeOut(b)
 	}
-	return e.writeOut(b)
+	w, flush := e.shown(true)
+	if _, err := w.Write(b); err != nil {
+		return e.writeFailed(err)
+	}
+	if err := flush(); err != nil {
+		return e.writeFailed(err)
+	}
+	return exitOK
+}
+
+// shown is standard output for what a plan, a step or a server wrote: as
+// it is when piped or redirected; on a terminal escaped, so that the
+// terminal shows it without acting on it — JSON (asJSON) with its C1 and
+// bidirectional controls and line separators written \uXXXX (the same
+// JSON), text through a termtext.SafeWriter. Call flush when done.
+func (e *env) shown(asJSON bool) (w io.Writer, flush func() error) {
+	if asJSON {
+		w = termtext.JSONForTerminal(e.stdout)
+	} else {
+		w = termtext.ForTerminal(e.stdout)
+	}
+	if sw, ok := w.(*termtext.SafeWriter); ok {
+		return sw, sw.Flush
+	}
+	return w, func() error { return nil }
 }
 
 // traceNotes writes each note about a skipped line on standard error.
@@ -290,10 +312,8 @@ func traceLogs(e *env, a traceArgs) int {
 		}
 		return e.traceFailed(err)
 	}
-	out := termtext.ForTerminal(e.stdout)
-	if sw, ok := out.(*termtext.SafeWriter); ok {
-		defer sw.Flush()
-	}
+	out, flush := e.shown(false)
+	defer flush()
 	err = traceview.WriteLogs(out, l, step, n, a.attempt)
 	if we, ok := errors.AsType[*tracefile.WriteError](err); ok {
 		return e.writeFailed(we.Err)

@@ -16,10 +16,3 @@ func fileIdentity(path string) (string, error) {
 	}
 	return fmt.Sprintf("%d:%d", fi.Size(), fi.ModTime().UnixNano()), nil
 }
-
-// The flags repo-files opens an ignore file with, where there are none:
-// an ignore file's symbolic link is refused by repoFS.throughLink.
-const (
-	syscallNoFollow = 0
-	syscallNonBlock = 0
-)

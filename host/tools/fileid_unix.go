@@ -21,10 +21,3 @@ func fileIdentity(path string) (string, error) {
 	}
 	return id, nil
 }
-
-// The flags repo-files opens an ignore file with: no symbolic link
-// followed, and no wait on a FIFO put in its place.
-const (
-	syscallNoFollow = syscall.O_NOFOLLOW
-	syscallNonBlock = syscall.O_NONBLOCK
-)

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/planc/planc/host/session"
+	"github.com/planc/planc/internal/regfile"
 )
 
 // The repo-files tool: the files under the working directory that a glob
@@ -313,14 +314,11 @@ func (r *repoFS) readPatterns(name string, domain []string) error {
 	if r.throughLink(name, "open", false) != nil {
 		return nil // none, or under a link
 	}
-	f, err := os.OpenFile(filepath.Join(r.dir, filepath.FromSlash(name)), os.O_RDONLY|syscallNoFollow|syscallNonBlock, 0)
+	f, err := regfile.OpenNoFollow(filepath.Join(r.dir, filepath.FromSlash(name)))
 	if err != nil {
-		return nil // none, a link (ELOOP), or not there any more
+		return nil // none, a link (ELOOP), not a file git would read, or not there any more
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil // not a file git would read
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxRead+1))
 	if err != nil {
 		return err

@@ -101,11 +101,8 @@ func OpenPlan(path string, plan int) (s *tracefile.Session, n int, err error) {
 		return s, plan, nil
 	}
 	last, ok := s.LastPlan()
-	if !ok && s.TraceErr != nil {
-		return s, 0, fmt.Errorf("session %q: its trace cannot be read: %s", s.ID, tracefile.Clean(s.TraceErr.Error()))
-	}
 	if !ok {
-		return s, 0, fmt.Errorf("session %q has started no plan (its trace has no plan_start)", s.ID)
+		return s, 0, s.NoPlanError()
 	}
 	return s, last, nil
 }

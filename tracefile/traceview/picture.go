@@ -12,6 +12,7 @@ import (
 
 	"github.com/planc/planc/check"
 	"github.com/planc/planc/graph"
+	"github.com/planc/planc/internal/regfile"
 	"github.com/planc/planc/internal/sessionfmt"
 	"github.com/planc/planc/ir"
 	"github.com/planc/planc/tracefile"
@@ -142,7 +143,7 @@ func PlanTimeline(s *tracefile.Session, n int) (*Timeline, error) {
 	if last.Ended {
 		tl.Outcome = last.Outcome
 	}
-	if src, err := tracefile.ReadRegular(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
+	if src, err := regfile.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(sessionfmt.PlanFile(n)))); err == nil {
 		if plan, _ := check.Load(src, nil); plan != nil {
 			tl.Program, _ = ir.Lower(plan)
 		}
@@ -229,7 +230,7 @@ func (tl *Timeline) OutputHead(b *TimelineBar, lines int) string {
 	if b.Output == "" {
 		return ""
 	}
-	f, err := tracefile.OpenRegular(filepath.Join(tl.dir, filepath.FromSlash(b.Output)))
+	f, err := regfile.Open(filepath.Join(tl.dir, filepath.FromSlash(b.Output)))
 	if err != nil {
 		return ""
 	}

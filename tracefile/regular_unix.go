@@ -1,8 +1,0 @@
-//go:build unix
-
-package tracefile
-
-import "syscall"
-
-// openNonBlock keeps an open of a FIFO from waiting for a writer.
-const openNonBlock = syscall.O_NONBLOCK
